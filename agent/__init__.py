@@ -1,0 +1,1 @@
+"""The p2pspam user agent: peer client, mail sources, IMAP, filters."""

@@ -1,0 +1,1 @@
+"""Built-in subcommands of the ``p2pspam`` command line."""

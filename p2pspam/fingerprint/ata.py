@@ -1,0 +1,256 @@
+"""ATA: Manber-style block fingerprints (SpamWatch paper, section 4.1).
+
+Definition (normative text in ``docs/fingerprint-spec.md``): over the Unicode code points
+c_0 .. c_{n-1} of the canonical text, the checksum of the window starting at i is
+
+    h_i = sum_{j=0}^{L-1} c_{i+j} * B^(L-j)   (mod 2^64),   B = 0x9E3779B97F4A7C15
+
+The features are the N highest distinct checksums, each bit-reversed (64 bits), listed in
+decreasing order of checksum.
+
+The vectorised pass uses prefix sums: with Binv = B^-1 mod 2^64 (B is odd) and
+S_k = sum_{j<k} c_j * Binv^j, h_i = B^(i+L) * (S_{i+L} - S_i). numpy's uint64 arithmetic
+wraps modulo 2^64, so this is exact. Long texts are processed in cache-sized chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from p2pspam.errors import ParameterError
+from p2pspam.fingerprint.normalize import CanonicalBody
+from p2pspam.fingerprint.vector import FeatureVector, guid_of
+
+BASE = 0x9E3779B97F4A7C15
+BASE_INV = pow(BASE, -1, 1 << 64)
+MASK64 = (1 << 64) - 1
+
+DEFAULT_LENGTH = 50
+DEFAULT_COUNT = 10
+MAX_LENGTH = 4096
+MAX_COUNT = 256
+SCHEME_NAME = "ata"
+SPEC_VERSION = 1
+
+_CHUNK = 1 << 16  # windows per vectorised step: keeps the working set in cache
+_OVERSAMPLE = 3  # candidates kept per wanted feature before the exact selection
+_GROUP_CHARS = 1 << 18  # characters per batched group
+
+_BIT_REVERSE_BYTE = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
+
+
+class _Powers:
+    """Growing tables of B^k and Binv^k modulo 2^64 (shared by every call)."""
+
+    def __init__(self) -> None:
+        self.pos = np.ones(1, dtype=np.uint64)
+        self.inv = np.ones(1, dtype=np.uint64)
+
+    def ensure(self, n: int) -> None:
+        if len(self.pos) >= n:
+            return
+        size = max(n, 2 * len(self.pos))
+        self.pos = _power_table(BASE, size)
+        self.inv = _power_table(BASE_INV, size)
+
+
+def _power_table(base: int, size: int) -> np.ndarray:
+    factors = np.full(size, base, dtype=np.uint64)
+    factors[0] = 1
+    with np.errstate(over="ignore"):
+        return np.cumprod(factors, dtype=np.uint64)
+
+
+_POWERS = _Powers()
+
+
+def check_params(length: int, count: int) -> None:
+    """Raise ParameterError unless 1 <= length <= 4096 and 1 <= count <= 256."""
+    if not isinstance(length, int) or not 1 <= length <= MAX_LENGTH:
+        raise ParameterError(f"ATA window length L must be 1..{MAX_LENGTH}, got {length!r}")
+    if not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
+        raise ParameterError(f"ATA feature count N must be 1..{MAX_COUNT}, got {count!r}")
+
+
+def code_points(text: str) -> np.ndarray:
+    """Return the Unicode code points of ``text`` as an unsigned integer array."""
+    try:  # CPython stores Latin-1 text one byte a character: this is a copy
+        return np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+
+
+def window_checksums(points: np.ndarray, length: int) -> np.ndarray:
+    """Return h_i for every window of ``length`` code points (empty if too short)."""
+    n = len(points)
+    windows = n - length + 1
+    if windows <= 0:
+        return np.empty(0, dtype=np.uint64)
+    out = np.empty(windows, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for start in range(0, windows, _CHUNK):
+            stop = min(start + _CHUNK, windows)
+            _chunk_checksums(points[start : stop + length - 1], length, out[start:stop])
+    return out
+
+
+def _chunk_checksums(points: np.ndarray, length: int, out: np.ndarray) -> None:
+    # Positions are taken relative to the chunk start: h_i does not depend on where the
+    # window sits, only on its code points.
+    m = len(points)
+    _POWERS.ensure(m + 1)
+    prefix = np.empty(m + 1, dtype=np.uint64)
+    prefix[0] = 0
+    np.cumsum(points * _POWERS.inv[:m], out=prefix[1:])
+    np.subtract(prefix[length:], prefix[: m + 1 - length], out=out)
+    out *= _POWERS.pos[length : m + 1]
+
+
+def bit_reverse64(values: np.ndarray) -> np.ndarray:
+    """Return each uint64 with its 64 bits in reverse order."""
+    swapped = np.ascontiguousarray(values, dtype=np.uint64).byteswap()
+    return _BIT_REVERSE_BYTE[swapped.view(np.uint8)].view(np.uint64)
+
+
+def top_distinct(checksums: np.ndarray, count: int) -> np.ndarray:
+    """Return the ``count`` highest distinct values of ``checksums``, highest first."""
+    if len(checksums) == 0:
+        return checksums
+    want = min(len(checksums), count * _OVERSAMPLE)
+    while True:
+        if want >= len(checksums):
+            best = np.unique(checksums)[::-1]
+            return best[:count]
+        part = np.partition(checksums, len(checksums) - want)[len(checksums) - want :]
+        best = np.unique(part)[::-1]
+        if len(best) >= count:
+            return best[:count]
+        want *= 4
+
+
+def ata_features(text: str, length: int = DEFAULT_LENGTH, count: int = DEFAULT_COUNT) -> list[int]:
+    """Return the ATA features of canonical text (empty when shorter than ``length``)."""
+    check_params(length, count)
+    return _batch_group([text], length, count)[0]
+
+
+def exact_features(
+    text: str, length: int = DEFAULT_LENGTH, count: int = DEFAULT_COUNT
+) -> list[int]:
+    """Return the ATA features by a full selection over all checksums (the reference
+    path; ``ata_features`` gives the same result faster)."""
+    check_params(length, count)
+    selected = top_distinct(window_checksums(code_points(text), length), count)
+    return [int(v) for v in bit_reverse64(selected)]
+
+
+def ata_features_batch(
+    texts: Sequence[str], length: int = DEFAULT_LENGTH, count: int = DEFAULT_COUNT
+) -> list[list[int]]:
+    """Return the ATA features of many canonical texts in a few numpy passes; equal to
+    ``[ata_features(t, length, count) for t in texts]``."""
+    check_params(length, count)
+    result: list[list[int]] = []
+    group_start, group_chars = 0, 0
+    for i, text in enumerate(texts):
+        group_chars += len(text)
+        if group_chars >= _GROUP_CHARS:
+            result.extend(_batch_group(texts[group_start : i + 1], length, count))
+            group_start, group_chars = i + 1, 0
+    result.extend(_batch_group(texts[group_start:], length, count))
+    return result
+
+
+def _batch_group(texts: Sequence[str], length: int, count: int) -> list[list[int]]:
+    """Fingerprint a group of texts whose total size fits in the CPU cache."""
+    if not texts:
+        return []
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    hashes = window_checksums(code_points("".join(texts)), length)
+    windows = np.maximum(lengths - length + 1, 0)
+    # Keep about count * _OVERSAMPLE checksums per message: those above a threshold
+    # chosen from its number of windows (checksums are close to uniform). A message
+    # left with too few is redone exactly, so the result never depends on luck.
+    keep_fraction = np.minimum(1.0, (count * _OVERSAMPLE) / np.maximum(windows, 1))
+    thresholds = np.where(keep_fraction >= 1.0, 0.0, (1.0 - keep_fraction) * 2.0**64).astype(
+        np.uint64
+    )
+    per_position = np.repeat(thresholds, lengths)[: len(hashes)]
+    cand = np.flatnonzero(hashes >= per_position)
+    owner = np.searchsorted(starts, cand, side="right") - 1
+    valid = cand - starts[owner] < windows[owner]  # windows across message borders
+    cand, owner = cand[valid], owner[valid]
+    values = hashes[cand]
+    order = np.lexsort((~values, owner))  # by message, then checksum descending
+    values, owner = values[order], owner[order]
+    fresh = np.ones(len(values), dtype=bool)
+    fresh[1:] = (values[1:] != values[:-1]) | (owner[1:] != owner[:-1])
+    values, owner = values[fresh], owner[fresh]
+    first = np.searchsorted(owner, np.arange(len(texts)), side="left").tolist()
+    last = np.searchsorted(owner, np.arange(len(texts)), side="right").tolist()
+    reversed_values = bit_reverse64(values).tolist()
+    exhaustive = (thresholds == 0).tolist()
+    result: list[list[int]] = []
+    for i, text in enumerate(texts):
+        got = last[i] - first[i]
+        if got >= count or exhaustive[i]:
+            result.append(reversed_values[first[i] : first[i] + min(got, count)])
+        else:
+            result.append(exact_features(text, length, count))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class AtaScheme:
+    """The ATA scheme with window length L and feature count N."""
+
+    length: int = DEFAULT_LENGTH
+    count: int = DEFAULT_COUNT
+    default_thres: int = 3
+
+    def __post_init__(self) -> None:
+        check_params(self.length, self.count)
+
+    @property
+    def name(self) -> str:
+        """The scheme name carried with every vector."""
+        return SCHEME_NAME
+
+    @property
+    def namespace(self) -> str:
+        """The feature space: vectors match only within one namespace (N does not change
+        feature values, so it is not part of it)."""
+        return f"{SCHEME_NAME}/{SPEC_VERSION}/L={self.length}"
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The parameters that travel with every vector."""
+        return {"L": self.length, "N": self.count}
+
+    def _vector(self, body: CanonicalBody, features: list[int]) -> FeatureVector:
+        note = body.note
+        if note is None and len(body.text) < self.length:
+            note = f"shorter than L={self.length} characters ({len(body.text)})"
+        return FeatureVector(
+            scheme=self.name,
+            namespace=self.namespace,
+            params=self.params,
+            features=tuple(features),
+            guid=guid_of(body.text),
+            chars=len(body.text),
+            note=note,
+        )
+
+    def vector(self, body: CanonicalBody) -> FeatureVector:
+        """Return the feature vector of a canonical body."""
+        return self._vector(body, ata_features(body.text, self.length, self.count))
+
+    def vectors(self, bodies: Sequence[CanonicalBody]) -> list[FeatureVector]:
+        """Return the feature vectors of many canonical bodies (one batched pass)."""
+        batch = ata_features_batch([b.text for b in bodies], self.length, self.count)
+        return [self._vector(b, f) for b, f in zip(bodies, batch, strict=True)]

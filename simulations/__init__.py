@@ -1,0 +1,1 @@
+"""Network and fingerprint simulations reproducing and extending the SpamWatch paper."""
