@@ -1,14 +1,22 @@
-"""The ``p2pspam`` command line: built-in subcommands plus those registered by other
-distributions' packages under the ``p2pspam.commands`` entry-point group (the agent and
-the simulator), so that this package never imports them."""
+"""The ``p2pspam`` command line.
+
+Built-in subcommands are the modules of ``p2pspam.commands`` (module ``foo_bar`` gives
+``foo-bar``); each has ``register(subparsers)``. Subcommands of other top-level packages
+(``agent``, ``sim``) are registered under the ``p2pspam.commands`` entry-point group, so
+that this package never imports them. Only the module of the command being run is
+imported, which keeps start-up fast on hot paths such as ``agent filter``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 
+import p2pspam.commands
 from p2pspam.errors import P2PSpamError
 
 EXIT_OK = 0
@@ -18,47 +26,55 @@ EXIT_ERROR = 2
 # and sets ``func`` (a callable taking the parsed namespace and returning an exit code).
 Registrar = Callable[[argparse._SubParsersAction], None]
 
-_BUILTIN = (
-    "p2pspam.commands.fingerprint:register",
-    "p2pspam.commands.demo:register",
-)
+
+def _builtin_modules() -> dict[str, str]:
+    names = (m.name for m in pkgutil.iter_modules(p2pspam.commands.__path__))
+    return {n.replace("_", "-"): f"p2pspam.commands.{n}" for n in names if not n.startswith("_")}
 
 
-def _load(target: str) -> Registrar:
-    module_name, _, attr = target.partition(":")
-    module = __import__(module_name, fromlist=[attr])
-    return getattr(module, attr)
+def _registrars(only: str | None) -> list[Registrar]:
+    found: list[Registrar] = []
+    for command, module in sorted(_builtin_modules().items()):
+        if only is None or command == only:
+            found.append(importlib.import_module(module).register)
+    if only is not None and found:
+        return found
+    for ep in entry_points(group="p2pspam.commands"):
+        if only is None or ep.name == only:
+            found.append(ep.load())
+    return found
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Return the top-level parser. With ``only``, load just the plug-in of that name
-    (keeps start-up fast for hot paths such as ``agent filter``)."""
+    """Return the top-level parser; with ``only``, with just that subcommand loaded."""
     parser = argparse.ArgumentParser(
         prog="p2pspam",
         description="Peer-to-peer collaborative spam filtering by approximate fingerprints.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for target in _BUILTIN:
-        _load(target)(sub)
-    for ep in entry_points(group="p2pspam.commands"):
-        if only is not None and ep.name != only:
-            continue
-        ep.load()(sub)
+    for register in _registrars(only):
+        register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    first = next((a for a in args_list if not a.startswith("-")), None)
-    parser = build_parser(only=first)
-    if first is not None and first not in parser._subparsers._group_actions[0].choices:  # type: ignore[union-attr]
-        parser = build_parser()
+    first = args_list[0] if args_list and not args_list[0].startswith("-") else None
+    parser = build_parser(only=first) if first else build_parser()
+    if first is not None and not _registrars_known(parser, first):
+        full = build_parser()
+        print(f"p2pspam: unknown command {first!r}\n", file=sys.stderr)
+        full.print_help(sys.stderr)
+        return EXIT_ERROR
     args = parser.parse_args(args_list)
     func = getattr(args, "func", None)
     if func is None:
-        parser.print_help(sys.stderr if args_list else sys.stdout)
-        return EXIT_ERROR if args_list else EXIT_OK
+        if first is None and not args_list:
+            parser.print_help()
+            return EXIT_OK
+        build_parser().print_help(sys.stderr)
+        return EXIT_ERROR
     try:
         return int(func(args) or 0)
     except P2PSpamError as exc:
@@ -69,6 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+
+
+def _registrars_known(parser: argparse.ArgumentParser, command: str) -> bool:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return command in action.choices
+    return False
 
 
 def run() -> None:

@@ -1,0 +1,1 @@
+"""Subcommands of ``p2pspam agent`` (one module each, with ``register``)."""

@@ -1,0 +1,1 @@
+"""Experiments of ``p2pspam sim`` (one module each, with ``register``)."""
