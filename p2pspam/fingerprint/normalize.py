@@ -44,12 +44,13 @@ class CanonicalBody:
 
 def canonical_text(text: str) -> str:
     """Return the canonical form of already-decoded text: ignorable code points removed,
-    NFKC, case-folded, every run of whitespace folded to one space, trimmed."""
+    NFKC, case-folded, NFKC again, every run of whitespace folded to one space, trimmed."""
     if text.isascii():
         text = text.translate(_ASCII_IGNORABLE).lower()
     else:
         text = _IGNORABLE.sub("", text)
         text = unicodedata.normalize("NFKC", text).casefold()
+        text = unicodedata.normalize("NFKC", text)  # case folding can denormalise
     return " ".join(text.split())
 
 
