@@ -1,0 +1,1 @@
+"""The peer daemon: configuration, SQLite storage, the agent API and metrics."""
