@@ -27,7 +27,7 @@ import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import msgpack
 
@@ -52,6 +52,23 @@ MAX_TIMESTAMP_MS = (1 << 63) - 1  # fits SQLite's signed 64-bit INTEGER
 MAX_RECORD_BYTES = 4 << 20
 
 Votes = Mapping[str, tuple[int, bytes]]
+
+
+class VectorLike(Protocol):
+    """Anything with a namespace and features (a FeatureVector, a Vector, a record)."""
+
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def features(self) -> Sequence[int]: ...
+
+
+class Vector(NamedTuple):
+    """A bare (namespace, features) pair, for callers that hold no FeatureVector."""
+
+    namespace: str
+    features: tuple[int, ...]
 
 
 # --------------------------------------------------------------------------- records
@@ -277,7 +294,8 @@ def _boilerplate(guids: Iterable[bytes], expires_ms: int, cap: int) -> FeatureOb
     return FeatureObject({}, tuple(heapq.nsmallest(cap, set(guids))), expires_ms)
 
 
-def _check_cap(cap: int) -> int:
+def check_cap(cap: int) -> int:
+    """Return ``cap`` after checking it is in [1, MAX_CAP]; raise ParameterError."""
     if type(cap) is not int or not 1 <= cap <= MAX_CAP:
         raise ParameterError(f"cap must be an integer in [1, {MAX_CAP}], got {cap!r}")
     return cap
@@ -287,7 +305,7 @@ def merge_objects(a: FeatureObject, b: FeatureObject, cap: int = DEFAULT_CAP) ->
     """Return the join of two feature objects of the same key: entries merged per GUID;
     past ``cap`` distinct GUIDs the result is a boilerplate marker (bottom-``cap`` sketch
     of every GUID seen, latest expiry). ``cap`` must be the same on every replica."""
-    _check_cap(cap)
+    check_cap(cap)
     if not a.boilerplate_sketch and not b.boilerplate_sketch:
         if not b.entries:
             return a
@@ -604,7 +622,7 @@ def encode_object(o: FeatureObject) -> bytes:
 
 def decode_object(data: bytes, cap: int = DEFAULT_CAP) -> FeatureObject:
     """Return the feature object encoded in ``data``; raise RecordError if malformed."""
-    return object_from_wire(_unpack("feature object", data), _check_cap(cap))
+    return object_from_wire(_unpack("feature object", data), check_cap(cap))
 
 
 def encode_record(r: ObjectRecord) -> bytes:
