@@ -1,0 +1,117 @@
+"""Fingerprint messages under the configured schemes and ask the peers about them.
+
+The async functions use ``agent.client.AgentClient`` (bulk work, bounded concurrency);
+``check_blocking`` does the same for one message over ``agent.blocking.BlockingClient``
+(the per-message processes: filter, pyzor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.verdicts import (
+    UNKNOWN,
+    Verdict,
+    check_args,
+    combine,
+    make_policy,
+    parse_matches,
+    scheme_verdict,
+    unfingerprintable,
+)
+from agent.wire import AgentError
+
+
+@dataclass(frozen=True, slots=True)
+class SchemeRuntime:
+    """A configured scheme, built: the scheme object, THRES and TTL."""
+
+    scheme: Any
+    thres: int
+    ttl: int | None
+
+
+def build_schemes(config: Any) -> list[SchemeRuntime]:
+    """Build the configured schemes of an ``AgentConfig``."""
+    runtimes = []
+    for setting in config.schemes:
+        scheme = setting.build()
+        runtimes.append(SchemeRuntime(scheme, setting.effective_thres(scheme), setting.ttl))
+    return runtimes
+
+
+def fingerprint(raws: Sequence[bytes], schemes: Sequence[SchemeRuntime]) -> list[list[Any]]:
+    """Return, per message, its feature vector under each scheme (batched per scheme)."""
+    from p2pspam.fingerprint.normalize import canonical_body
+
+    bodies = [canonical_body(raw) for raw in raws]
+    per_scheme = [rt.scheme.vectors(bodies) for rt in schemes]
+    return [list(vs) for vs in zip(*per_scheme, strict=True)] if per_scheme else []
+
+
+class Checker:
+    """Checks fingerprinted messages through an ``AgentClient``."""
+
+    def __init__(self, client: Any, schemes: Sequence[SchemeRuntime], policy: Any) -> None:
+        self.client = client
+        self.schemes = list(schemes)
+        self.policy = policy
+
+    @classmethod
+    def from_config(cls, client: Any, config: Any) -> Checker:
+        """A checker with the config's schemes and policy."""
+        return cls(client, build_schemes(config), make_policy(config.min_votes, config.ratio))
+
+    async def check_vectors(self, source: str, vectors: Sequence[Any]) -> Verdict:
+        """The verdict of one message from its vectors (AgentError when no peer answers)."""
+        outcomes = []
+        for runtime, vector in zip(self.schemes, vectors, strict=True):
+            if not vector.features:
+                outcomes.append(unfingerprintable(source, vector))
+                continue
+            result = await self.client.call("check", check_args(vector, runtime.thres, runtime.ttl))
+            matches = parse_matches(result)
+            outcomes.append(scheme_verdict(source, vector, runtime.thres, matches, self.policy))
+        return combine(outcomes)
+
+    async def check_batch(
+        self, sources: Sequence[str], raws: Sequence[bytes], on_done: Any = None
+    ) -> list[Verdict]:
+        """Check many messages concurrently (bounded by the client's limiter); a message
+        whose check failed gets an "unknown" verdict with the reason."""
+        import trio
+
+        vectors = fingerprint(raws, self.schemes)
+        results: list[Verdict | None] = [None] * len(raws)
+
+        async def one(i: int) -> None:
+            try:
+                results[i] = await self.check_vectors(sources[i], vectors[i])
+            except AgentError as exc:
+                results[i] = Verdict(sources[i], UNKNOWN, reason=f"{exc.code}: {exc.message}")
+            if on_done is not None:
+                on_done()
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(raws)):
+                nursery.start_soon(one, i)
+        return [r for r in results if r is not None]
+
+
+def check_blocking(client: Any, config: Any, source: str, raw: bytes) -> Verdict:
+    """Check one message over a ``BlockingClient`` (raises AgentError on failure)."""
+    schemes = build_schemes(config)
+    policy = make_policy(config.min_votes, config.ratio)
+    vectors = fingerprint([raw], schemes)[0]
+    outcomes = []
+    for runtime, vector in zip(schemes, vectors, strict=True):
+        if not vector.features:
+            outcomes.append(unfingerprintable(source, vector))
+            continue
+        result = client.call("check", check_args(vector, runtime.thres, runtime.ttl))
+        outcomes.append(
+            scheme_verdict(source, vector, runtime.thres, parse_matches(result), policy)
+        )
+    return combine(outcomes)
