@@ -104,7 +104,9 @@ def _chunk_checksums(points: np.ndarray, length: int, out: np.ndarray) -> None:
     _POWERS.ensure(m + 1)
     prefix = np.empty(m + 1, dtype=np.uint64)
     prefix[0] = 0
-    np.cumsum(points * _POWERS.inv[:m], out=prefix[1:])
+    terms = points * _POWERS.inv[:m]
+    # Signed accumulation is faster in numpy and wraps identically modulo 2^64.
+    np.cumsum(terms.view(np.int64), out=prefix[1:].view(np.int64))
     np.subtract(prefix[length:], prefix[: m + 1 - length], out=out)
     out *= _POWERS.pos[length : m + 1]
 
