@@ -12,7 +12,8 @@ Every key is optional; a missing key takes the default below. Example (the defau
 
     [agent.policy]                    # the decision on a matched message's votes
     min_votes = 1                     # at least this many live spam + ham votes
-    ratio = 0.5                       # spam if spam / (spam + ham) > ratio
+    ratio = 0.5                       # spam if spam >= min_votes and
+                                      # spam / (spam + ham) >= ratio (p2pspam.auth.policy)
 
     [[agent.schemes]]                 # one table per scheme; a message is spam when
     name = "ata"                      # any scheme finds a match whose votes say spam
@@ -196,8 +197,8 @@ def parse_config(data: dict[str, Any], where: str, base: Path) -> AgentConfig:
         raise _bad(where, "[agent.policy] must be a table")
     policy = {**{k: table[k] for k in ("min_votes", "ratio") if k in table}, **policy}
     ratio = _number(policy, "ratio", DEFAULT_RATIO, where, 0.0)
-    if ratio >= 1.0:
-        raise _bad(where, f"ratio must be below 1, got {ratio}")
+    if ratio > 1.0:
+        raise _bad(where, f"ratio must be between 0 and 1, got {ratio}")
     schemes_raw = table.get("schemes")
     if schemes_raw is None:
         schemes = defaults.schemes
