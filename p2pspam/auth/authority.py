@@ -197,7 +197,7 @@ class Authority:
         """Create a key pair and a credential valid ``days`` days from ``now_ms`` for
         ``user_id`` (a user may hold several; a revoked user gets none)."""
         check_user_id(user_id)
-        _check_days(days)
+        check_days(days)
         if user_id in self._state["revoked_users"]:
             raise InputError(f"user {user_id!r} is revoked; choose another user id")
         user = new_user_key(self._key, user_id, now_ms, now_ms + days * DAY_MS)
@@ -298,7 +298,8 @@ class Authority:
         return AuthorityExport(self.public_key, self.revocations())
 
 
-def _check_days(days: int) -> None:
+def check_days(days: int) -> None:
+    """Raise ParameterError unless 1 <= days <= MAX_DAYS."""
     if type(days) is not int or not 1 <= days <= MAX_DAYS:
         raise ParameterError(f"--days must be 1..{MAX_DAYS}, got {days}")
 
