@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from p2pspam.errors import ParameterError
 from p2pspam.fingerprint.normalize import canonical_body
 from p2pspam.fingerprint.schemes import get_scheme, scheme_names
 from p2pspam.fingerprint.vector import FeatureVector, feature_hex
@@ -25,13 +26,39 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--scheme", default="ata", help=f"one of: {', '.join(scheme_names())}")
     parser.add_argument("--length", "-L", type=int, default=None, help="window length L (ata)")
     parser.add_argument("--count", "-N", type=int, default=None, help="feature count N (ata)")
+    parser.add_argument(
+        "--param",
+        "-P",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a scheme parameter, repeatable (e.g. imatch: K=10 p=33; winnow: w=3 N=16)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per message")
     parser.add_argument("inputs", nargs="+", metavar="INPUT")
     parser.set_defaults(func=run)
 
 
-def _scheme_params(args: argparse.Namespace) -> dict[str, int]:
-    return {k: v for k, v in (("length", args.length), ("count", args.count)) if v is not None}
+def _scheme_params(args: argparse.Namespace) -> dict[str, int | float | str]:
+    params: dict[str, int | float | str] = {
+        k: v for k, v in (("length", args.length), ("count", args.count)) if v is not None
+    }
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ParameterError(f"--param wants KEY=VALUE, got {item!r}")
+        params[key.strip()] = _number(value.strip())
+    return params
+
+
+def _number(value: str) -> int | float | str:
+    """An integer or decimal literal becomes a number; anything else stays text."""
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

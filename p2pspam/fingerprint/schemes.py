@@ -55,3 +55,17 @@ def get_scheme(name: str, **params: Any) -> Scheme:
             f"unknown scheme {name!r}; known schemes: {', '.join(scheme_names())}"
         ) from None
     return factory(**params)
+
+
+def _register_related_work() -> None:
+    # Imported here, not at the top: each module imports this registry's neighbours.
+    from p2pspam.fingerprint.imatch import make_imatch
+    from p2pspam.fingerprint.lsh import make_lsh
+    from p2pspam.fingerprint.winnow import make_winnow
+
+    _FACTORIES.setdefault("imatch", make_imatch)
+    _FACTORIES.setdefault("winnow", make_winnow)
+    _FACTORIES.setdefault("lsh", make_lsh)
+
+
+_register_related_work()
