@@ -37,9 +37,9 @@ DEFAULT_COUNT = 16
 MAX_WINDOW = 100
 MAX_COUNT = 256
 # Figure 6 of the thesis, plus "dear", "ll" and "will", which section 5 adds.
-STOP_WORDS = frozenset(
-    ["the", "to", "and", "of", "a", "in", "from", "for", "on", "is", "that", "http", "an", "was", "www", "about", "hi", "hey", "dear", "ll", "will"]
-)
+_STOP_LIST = """the to and of a in from for on is that http an was www about hi hey
+dear ll will"""
+STOP_WORDS = frozenset(_STOP_LIST.split())
 _WORD = re.compile(r"[^\W_]+")
 _PREFIX = b"p2pspam/winnow/1\0"
 
