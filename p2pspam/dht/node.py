@@ -1,0 +1,1030 @@
+"""The approximate DOLR on the ``kademlia`` DHT: one peer's network side.
+
+:class:`AdolrNode` owns a ``kademlia.network.Server`` whose protocol is
+:class:`~p2pspam.dht.protocol.HardenedProtocol`, registers the ADOLR RPCs of
+:mod:`p2pspam.dht.messages` on it, and drives lookups with the sans-IO
+:class:`~p2pspam.dht.lookup.Lookup`. Records live in a ``p2pspam.peer.store.Store``
+(or anything with the ``ApproxIndex`` interface).
+
+Publication (:meth:`AdolrNode.publish_approx`) stores the ``(GUID, vector)`` entry at the
+``replicas`` nodes closest to each feature key, *with a copy of the object record*, and
+the record at the nodes closest to the GUID; the publisher keeps its own copy (it is a
+"server" of the object, as in Tapestry) and leaves path pointers to itself on the other
+nodes of each feature lookup path.
+
+Routing (:meth:`AdolrNode.route_approx`) is in-network evaluation (SpamWatch 3.3): each
+``find_approx`` carries the whole vector; a node holding feature objects of any of its
+features evaluates the overlap locally and answers with the matching GUIDs and their
+records (co-located copies, or fetched in one hop from the GUID's nodes); a node holding
+only a path pointer for the key forwards the query to the pointed node once. A node
+that already resolved a query id answers again without records (duplicate dropped).
+
+- TTL = maximum number of lookup rounds per feature lookup. With a TTL, all features
+  are queried and the first answer with matches ends the query.
+- Without a TTL, the lookup is exhaustive and deterministic: ``N - thres + 1`` features
+  are queried (any match shares at least one of them, by pigeonhole), each lookup runs
+  until a node holding *that* feature's object answers or the ``replicas`` closest nodes
+  were all asked, so every match is found.
+- The client keeps a vector -> GUID cache (SpamWatch optimisation 1): a repeated query
+  goes straight to the cached GUIDs' records.
+
+Received votes are never trusted: every vote in a record arriving from a peer is checked
+with ``VoteVerifier.verify(..., replica=True)`` before the record is merged; votes that
+fail are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+from kademlia.network import Server
+from kademlia.node import Node
+
+from p2pspam.adolr.keys import feature_key
+from p2pspam.adolr.query import Match, check_query, evaluate
+from p2pspam.adolr.records import (
+    FeatureObject,
+    ObjectRecord,
+    Pointer,
+    VectorLike,
+    merge_records,
+    new_record,
+    object_to_wire,
+    published_entry,
+    record_to_wire,
+    tombstone_entry,
+)
+from p2pspam.auth.verify import VoteRejected, VoteVerifier
+from p2pspam.dht import messages, wire
+from p2pspam.dht.lookup import Lookup
+from p2pspam.dht.protocol import HardenedProtocol, ProtocolLimits
+
+log = logging.getLogger(__name__)
+
+Address = tuple[str, int]
+DAY_MS = 24 * 3600 * 1000
+RECORD_WIRE_BUDGET = 24_000  # bytes of one record inside a datagram
+
+
+@dataclass(frozen=True, slots=True)
+class NodeConfig:
+    """Tunables of the network side of a peer (all have working defaults)."""
+
+    ksize: int = 20
+    alpha: int = 3
+    replicas: int = 8
+    entry_ttl_ms: int = 30 * DAY_MS
+    tombstone_ttl_ms: int = 60 * DAY_MS
+    pointer_ttl_ms: int = 1 * DAY_MS
+    republish_interval_s: float = 3600.0
+    expire_interval_s: float = 300.0
+    save_interval_s: float = 60.0
+    dedupe_ttl_s: float = 30.0
+    cache_ttl_s: float = 60.0
+    cache_size: int = 4096
+    handoff_max_keys: int = 512
+    handoff_queue: int = 64
+    limits: ProtocolLimits = field(default_factory=ProtocolLimits)
+
+
+@dataclass(frozen=True, slots=True)
+class RoutedMatch:
+    """One GUID found by :meth:`AdolrNode.route_approx`, with its object record."""
+
+    guid: bytes
+    overlap: int
+    matched: tuple[int, ...]
+    discounted: tuple[int, ...]
+    features: tuple[int, ...]
+    record: ObjectRecord | None
+
+
+@dataclass(frozen=True, slots=True)
+class RouteResult:
+    """What a query found: matches (best first) and the lookup rounds it took (the round
+    of the first answer with a match; else the most rounds any feature lookup used)."""
+
+    matches: list[RoutedMatch]
+    rounds: int
+    cached: bool = False
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds (records carry absolute expiry times)."""
+    return time.time_ns() // 1_000_000
+
+
+def _int_id(node_id: bytes) -> int:
+    return int.from_bytes(node_id, "big")
+
+
+def _bytes_id(long_id: int) -> bytes:
+    return long_id.to_bytes(20, "big")
+
+
+def fit_record(record: ObjectRecord, budget: int = RECORD_WIRE_BUDGET) -> list[Any]:
+    """Return the wire form of ``record``, keeping its most recent votes only when the
+    whole record would not fit in ``budget`` bytes of a datagram."""
+    raw = record_to_wire(record)
+    if len(msgpack.packb(raw, use_bin_type=True)) <= budget:
+        return raw
+    votes = sorted(record.votes.items(), key=lambda kv: kv[1], reverse=True)
+    kept: dict[str, tuple[int, bytes]] = {}
+    size = 200 + 30 * len(record.features)
+    for user, (ts, vote) in votes:
+        size += len(vote) + len(user) + 16
+        if size > budget:
+            break
+        kept[user] = (ts, vote)
+    return record_to_wire(
+        ObjectRecord(record.guid, record.namespace, record.features, kept, record.expires_ms)
+    )
+
+
+class PeerServer(Server):
+    """``kademlia.network.Server`` running the hardened protocol."""
+
+    protocol_class = HardenedProtocol
+
+    def __init__(self, limits: ProtocolLimits, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.limits = limits
+
+    def _create_protocol(self) -> HardenedProtocol:
+        return self.protocol_class(self.node, self.storage, self.ksize, self.limits)
+
+
+class _Expiring(OrderedDict):
+    """A bounded map whose items expire ``ttl`` seconds after insertion."""
+
+    def __init__(self, ttl: float, size: int) -> None:
+        super().__init__()
+        self.ttl = ttl
+        self.size = size
+
+    def put(self, key: Any, value: Any, now: float) -> None:
+        self.pop(key, None)
+        self[key] = (now + self.ttl, value)
+        while len(self) > self.size:
+            self.popitem(last=False)
+
+    def fresh(self, key: Any, now: float) -> Any:
+        item = self.get(key)
+        if item is None:
+            return None
+        if item[0] < now:
+            del self[key]
+            return None
+        return item[1]
+
+
+class AdolrNode:
+    """One peer's approximate DOLR over the network (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Any,
+        verifier: VoteVerifier,
+        config: NodeConfig | None = None,
+        node_id: bytes | None = None,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        self.store = store
+        self.verifier = verifier
+        self.config = config or NodeConfig()
+        self.clock = clock
+        if node_id is None:
+            node_id = store.get_meta("node_id")
+        if node_id is None:
+            node_id = os.urandom(20)
+            store.set_meta("node_id", node_id)
+        self.server = PeerServer(
+            self.config.limits, ksize=self.config.ksize, alpha=self.config.alpha, node_id=node_id
+        )
+        self.node_id = node_id
+        self.listen_address: Address | None = None
+        self._resolved = _Expiring(self.config.dedupe_ttl_s, 8192)
+        self._cache = _Expiring(self.config.cache_ttl_s, self.config.cache_size)
+        self._handoff: asyncio.Queue[Node] = asyncio.Queue(self.config.handoff_queue)
+        self._background: list[asyncio.Task[Any]] = []
+        self.on_revocations: Callable[[bytes], None] | None = None
+        self.started_at = time.monotonic()
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    @property
+    def protocol(self) -> HardenedProtocol:
+        """The running protocol (after :meth:`start`)."""
+        proto = self.server.protocol
+        if proto is None:
+            raise RuntimeError("the node is not listening; call start() first")
+        return proto
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """Wire counters: requests by RPC, drops by reason, datagrams and bytes."""
+        return dict(self.protocol.counters)
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> Address:
+        """Listen on UDP ``host:port`` and start the background jobs; return the address."""
+        await self.server.listen(port, host)
+        proto = self.protocol
+        proto.app = self
+        reg = proto.register
+        reg("store_batch", messages.store_batch_args, self._rpc_store_batch)
+        reg("store_pointer", messages.store_pointer_args, self._rpc_store_pointer)
+        reg("find_approx", messages.find_approx_args, self._rpc_find_approx)
+        reg("find_object", messages.two_ids, self._rpc_find_object)
+        reg("get_feature", messages.two_ids, self._rpc_get_feature)
+        reg("revocations", messages.revocations_args, self._rpc_revocations)
+        sock = self.server.transport.get_extra_info("sockname")
+        self.listen_address = (sock[0], sock[1])
+        loop = asyncio.get_running_loop()
+        for job in (self._handoff_worker, self._republish_loop, self._expire_loop):
+            self._background.append(loop.create_task(job()))
+        return self.listen_address
+
+    async def stop(self) -> None:
+        """Save routing state, stop background jobs and close the socket."""
+        with contextlib.suppress(Exception):
+            self.save_routing_state()
+        for task in self._background:
+            task.cancel()
+        for task in self._background:
+            with contextlib.suppress(BaseException):
+                await task
+        self._background.clear()
+        if self.server.protocol is not None:
+            self.server.protocol.close_tasks()
+        self.server.stop()
+
+    def contacts(self) -> list[Node]:
+        """Every contact in the routing table."""
+        return [n for b in self.protocol.router.buckets for n in b.get_nodes()]
+
+    def save_routing_state(self) -> None:
+        """Persist the routing contacts (reused to bootstrap after a restart)."""
+        rows = [[n.id, n.ip, n.port] for n in self.contacts()[:200]]
+        self.store.set_meta("routing_state", msgpack.packb(rows, use_bin_type=True))
+
+    def saved_contacts(self) -> list[Address]:
+        """Addresses saved by :meth:`save_routing_state` (empty if none or unreadable)."""
+        raw = self.store.get_meta("routing_state")
+        if raw is None:
+            return []
+        try:
+            rows = wire.contacts(wire.unpack(raw)[:200])
+        except (wire.WireError, TypeError):
+            return []
+        return [(ip, port) for _, ip, port in rows]
+
+    async def bootstrap(self, addresses: Iterable[Address]) -> int:
+        """Ping ``addresses`` and look up our own id to fill the routing table; return
+        the number of contacts known afterwards."""
+        proto = self.protocol
+
+        async def ping(addr: Address) -> None:
+            ok, result = await proto.call(addr, "ping", self.node_id)
+            if ok and isinstance(result, bytes) and len(result) == 20 and result != self.node_id:
+                proto.welcome_if_new(Node(result, addr[0], addr[1]))
+
+        await asyncio.gather(*(ping(a) for a in set(addresses) if a != self.listen_address))
+        await self._node_lookup(self.node_id)
+        return len(self.contacts())
+
+    # -- lookups ---------------------------------------------------------------------
+
+    def _seeds(self, key: bytes, exclude: Iterable[bytes] = ()) -> list[tuple[int, Address]]:
+        skip = set(exclude)
+        found = self.protocol.router.find_neighbors(Node(key), k=self.config.ksize)
+        return [(n.long_id, (n.ip, n.port)) for n in found if n.id not in skip]
+
+    def _learn(self, closer: list[tuple[bytes, str, int]]) -> list[tuple[int, Address]]:
+        return [(_int_id(nid), (ip, port)) for nid, ip, port in closer if nid != self.node_id]
+
+    async def _drive(
+        self,
+        lookup: Lookup[Address],
+        rpc: str,
+        args: Callable[[], tuple[Any, ...]],
+        parse: Callable[[int, Any], tuple[list[tuple[bytes, str, int]], Any]],
+        stop: asyncio.Event | None = None,
+    ) -> Lookup[Address]:
+        """Run ``lookup`` to completion with RPC ``rpc``; ``parse(node, result)`` returns
+        ``(closer contacts, answer or None)``."""
+        proto = self.protocol
+
+        async def ask(long_id: int, addr: Address) -> None:
+            ok, result = await proto.call(addr, rpc, self.node_id, *args())
+            node = Node(_bytes_id(long_id), addr[0], addr[1])
+            if not ok:
+                lookup.on_failure(long_id)
+                proto.router.remove_contact(node)
+                return
+            try:
+                closer, answer = parse(long_id, result)
+            except wire.WireError:
+                proto.drop("bad_reply")
+                lookup.on_failure(long_id)
+                return
+            proto.welcome_if_new(node)
+            lookup.on_response(long_id, self._learn(closer), answer)
+
+        while not lookup.done and not (stop is not None and stop.is_set()):
+            batch = lookup.next_requests()
+            if not batch:
+                break
+            await asyncio.gather(*(ask(n, a) for n, a in batch))
+        return lookup
+
+    async def _node_lookup(self, key: bytes, k: int | None = None) -> list[tuple[int, Address]]:
+        """The ``k`` (default ``replicas``) live nodes closest to ``key``, and the lookup."""
+        lookup = await self._find_nodes(key, k)
+        return lookup.closest()
+
+    async def _find_nodes(self, key: bytes, k: int | None = None) -> Lookup[Address]:
+        k = k or self.config.replicas
+        lookup: Lookup[Address] = Lookup(
+            _int_id(key),
+            self._seeds(key),
+            k=k,
+            alpha=self.config.alpha,
+            exclude=[_int_id(self.node_id)],
+        )
+
+        def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], None]:
+            return wire.contacts(result), None
+
+        return await self._drive(lookup, "find_node", lambda: (key,), parse)
+
+    def _self_is_replica(self, key: bytes, closest: list[tuple[int, Address]]) -> bool:
+        if len(closest) < self.config.replicas:
+            return True
+        mine = _int_id(self.node_id) ^ _int_id(key)
+        return mine < (closest[-1][0] ^ _int_id(key))
+
+    # -- publication -----------------------------------------------------------------
+
+    async def _store_at(
+        self,
+        targets: list[tuple[int, Address]],
+        objects: list[tuple[bytes, FeatureObject]],
+        records: list[ObjectRecord],
+    ) -> int:
+        wobjects = [[k, object_to_wire(o)] for k, o in objects]
+        wrecords = [fit_record(r) for r in records]
+
+        async def one(addr: Address) -> bool:
+            ok, result = await self.protocol.call(
+                addr, "store_batch", self.node_id, wobjects, wrecords
+            )
+            return ok and type(result) is int
+
+        acks = await asyncio.gather(*(one(a) for _, a in targets))
+        return sum(acks)
+
+    async def _publish_feature(
+        self, key: bytes, obj: FeatureObject, record: ObjectRecord | None, pointers: bool
+    ) -> int:
+        lookup = await self._find_nodes(key)
+        closest = lookup.closest()
+        stored = await self._store_at(closest, [(key, obj)], [record] if record else [])
+        if pointers:
+            near = {n for n, _ in closest}
+            path = [a for n, a in lookup.responded() if n not in near]
+            await asyncio.gather(
+                *(self.protocol.call(a, "store_pointer", self.node_id, [key]) for a in path)
+            )
+        return stored
+
+    async def _publish_record(self, record: ObjectRecord) -> int:
+        closest = await self._node_lookup(record.guid)
+        return await self._store_at(closest, [], [record])
+
+    async def publish_approx(
+        self, fv: VectorLike, guid: bytes, record: ObjectRecord | None = None
+    ) -> int:
+        """Publish ``guid`` under vector ``fv`` with its object record (votes must be
+        verified by the caller); return how many remote replicas acknowledged a store."""
+        now = self.clock()
+        entry = published_entry(guid, fv.namespace, fv.features, now, self.config.entry_ttl_ms)
+        if record is None:
+            ttl = self.config.entry_ttl_ms
+            record = new_record(guid, entry.namespace, entry.features, now, ttl)
+        obj = FeatureObject({guid: entry})
+        with self.store.transaction():
+            for f in entry.features:
+                self.store.add_entry(feature_key(entry.namespace, f), entry)
+            self.store.put_record(record)
+        jobs = [
+            self._publish_feature(feature_key(entry.namespace, f), obj, record, pointers=True)
+            for f in entry.features
+        ]
+        jobs.append(self._publish_record(record))
+        return sum(await asyncio.gather(*jobs))
+
+    async def put_record(self, record: ObjectRecord) -> int:
+        """Merge ``record`` (verified votes) here and at the nodes closest to its GUID and
+        to each of its features (the co-located copies); return the acknowledgements."""
+        self.store.put_record(record)
+        jobs = [self._publish_record(record)]
+        for f in record.features:
+            key = feature_key(record.namespace, f)
+            jobs.append(self._store_record_near(key, record))
+        return sum(await asyncio.gather(*jobs))
+
+    async def _store_record_near(self, key: bytes, record: ObjectRecord) -> int:
+        closest = await self._node_lookup(key)
+        return await self._store_at(closest, [], [record])
+
+    async def unpublish_approx(self, fv: VectorLike, guid: bytes) -> int:
+        """Merge a tombstone for ``guid`` into every feature object of ``fv`` (here and at
+        the replicas); return how many remote replicas acknowledged."""
+        now = self.clock()
+        entry = tombstone_entry(guid, fv.namespace, fv.features, now, self.config.tombstone_ttl_ms)
+        obj = FeatureObject({guid: entry})
+        with self.store.transaction():
+            for f in entry.features:
+                self.store.add_entry(feature_key(entry.namespace, f), entry)
+        for f in entry.features:
+            self._cache.pop((entry.namespace, f), None)
+        self._cache.clear()
+        jobs = [
+            self._publish_feature(feature_key(entry.namespace, f), obj, None, pointers=False)
+            for f in entry.features
+        ]
+        return sum(await asyncio.gather(*jobs))
+
+    async def get_object(self, guid: bytes) -> ObjectRecord | None:
+        """Return the object record of ``guid`` (local copy merged with the first remote
+        replica found), or None."""
+        local = self.store.get_object(guid)
+        lookup: Lookup[Address] = Lookup(
+            _int_id(guid),
+            self._seeds(guid),
+            k=self.config.replicas,
+            alpha=self.config.alpha,
+            exclude=[_int_id(self.node_id)],
+        )
+
+        def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
+            closer, rec = messages.object_reply(result)
+            if rec is not None and rec.guid != guid:
+                raise wire.bad("record for another GUID")
+            return closer, rec
+
+        await self._drive(lookup, "find_object", lambda: (guid,), parse)
+        remote = self.verified_record(lookup.answer) if lookup.answer is not None else None
+        if local is None:
+            return remote
+        return local if remote is None else merge_records(local, remote)
+
+    # -- routing ---------------------------------------------------------------------
+
+    def _plan(self, namespace: str, features: tuple[int, ...], thres: int, exhaustive: bool):
+        """Which features to look up: all of them with a TTL; without, ``N - thres + 1``
+        (any match shares one), preferring those whose objects are held here."""
+        if not exhaustive:
+            return list(features)
+        held = self.store.feature_objects_for(namespace, features)
+        order = sorted(features, key=lambda f: (f not in held, f))
+        return order[: len(features) - thres + 1]
+
+    async def route_approx(
+        self,
+        fv: VectorLike,
+        thres: int,
+        msg: str = "tally",
+        ttl: int | None = None,
+        use_cache: bool = True,
+    ) -> RouteResult:
+        """Find every GUID whose vector shares at least ``thres`` features with ``fv``
+        (``0 < thres <= len(fv)``, else ParameterError) and return it with its object
+        record (``msg`` "tally": the votes, re-verified by the caller's tally)."""
+        features = tuple(sorted(check_query(fv.features, thres)))
+        namespace = fv.namespace
+        feature_key(namespace, features[0])  # raises ParameterError for a bad namespace
+        if msg != "tally":
+            raise ValueError(f"unknown message {msg!r}; peers deliver 'tally' only")
+        loop = asyncio.get_running_loop()
+        cache_key = (namespace, features, thres)
+        if use_cache:
+            guids = self._cache.fresh(cache_key, loop.time())
+            if guids:
+                return await self._from_cache(guids)
+        exhaustive = ttl is None
+        now = self.clock()
+        qid = os.urandom(8)
+        found: dict[bytes, RoutedMatch] = {}
+
+        def collect(matches: Iterable[RoutedMatch]) -> None:
+            for m in matches:
+                old = found.get(m.guid)
+                if old is None:
+                    found[m.guid] = m
+                elif m.record is not None:
+                    rec = m.record if old.record is None else merge_records(old.record, m.record)
+                    found[m.guid] = RoutedMatch(
+                        m.guid,
+                        max(m.overlap, old.overlap),
+                        old.matched,
+                        old.discounted,
+                        old.features,
+                        rec,
+                    )
+
+        local = self.store.feature_objects_for(namespace, features)
+        if local:
+            collect(self._local_matches(features, thres, namespace, local, now))
+        stop = asyncio.Event()
+        first_answer: list[int] = []
+        plan = [f for f in self._plan(namespace, features, thres, exhaustive) if f not in local]
+        if found and not exhaustive:
+            plan = []
+
+        async def one(feature: int) -> Lookup[Address]:
+            key = feature_key(namespace, feature)
+            lookup: Lookup[Address] = Lookup(
+                _int_id(key),
+                self._seeds(key),
+                k=self.config.replicas,
+                alpha=self.config.alpha,
+                ttl=ttl,
+                exclude=[_int_id(self.node_id)],
+            )
+
+            def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
+                reply = messages.approx_reply(result)
+                routed = [self._routed(m) for m in reply.matches]
+                collect(routed)
+                if routed:
+                    first_answer.append(lookup.rounds)
+                    if not exhaustive:
+                        stop.set()
+                        return reply.closer, routed
+                return reply.closer, (routed if reply.holds_key else None)
+
+            return await self._drive(
+                lookup,
+                "find_approx",
+                lambda: (qid, key, namespace, list(features), thres, True),
+                parse,
+                stop,
+            )
+
+        lookups = await asyncio.gather(*(one(f) for f in plan))
+        missing = [g for g, m in found.items() if m.record is None]
+        if missing:
+            records = await asyncio.gather(*(self.get_object(g) for g in missing))
+            for guid, rec in zip(missing, records, strict=True):
+                if rec is not None:
+                    old = found[guid]
+                    found[guid] = RoutedMatch(
+                        guid, old.overlap, old.matched, old.discounted, old.features, rec
+                    )
+        matches = sorted(found.values(), key=lambda m: (-m.overlap, m.guid))
+        if first_answer:
+            rounds = min(first_answer)
+        else:
+            rounds = max((lk.rounds for lk in lookups), default=0)
+        if matches and use_cache:
+            self._cache.put(cache_key, [(m.guid, m) for m in matches], loop.time())
+        return RouteResult(matches, rounds)
+
+    async def _from_cache(self, cached: list[tuple[bytes, RoutedMatch]]) -> RouteResult:
+        records = await asyncio.gather(*(self.get_object(g) for g, _ in cached))
+        out = []
+        for (_, m), rec in zip(cached, records, strict=True):
+            out.append(RoutedMatch(m.guid, m.overlap, m.matched, m.discounted, m.features, rec))
+        return RouteResult(out, 0, cached=True)
+
+    def _routed(self, m: messages.WireMatch) -> RoutedMatch:
+        rec = self.verified_record(m.record) if m.record is not None else None
+        return RoutedMatch(m.guid, m.overlap, m.matched, m.discounted, m.features, rec)
+
+    def _local_matches(
+        self,
+        features: tuple[int, ...],
+        thres: int,
+        namespace: str,
+        objects: dict[int, FeatureObject],
+        now: int,
+    ) -> list[RoutedMatch]:
+        found = evaluate(
+            features,
+            thres,
+            objects,
+            namespace=namespace,
+            now_ms=now,
+            max_guids=getattr(self.store, "max_guids", 64),
+        )
+        return [
+            RoutedMatch(
+                m.guid,
+                m.overlap,
+                m.matched_features,
+                m.discounted_features,
+                m.features,
+                self.store.get_object(m.guid),
+            )
+            for m in found
+        ]
+
+    # -- naive baseline ---------------------------------------------------------------
+
+    async def route_naive(self, fv: VectorLike, thres: int) -> RouteResult:
+        """The basic ADOLR of SpamWatch 3.2, for comparison: fetch every feature object,
+        count GUID occurrences here, then fetch each matching GUID's record."""
+        features = tuple(sorted(check_query(fv.features, thres)))
+        namespace = fv.namespace
+
+        async def fetch(feature: int) -> tuple[Lookup[Address], FeatureObject | None]:
+            key = feature_key(namespace, feature)
+            lookup: Lookup[Address] = Lookup(
+                _int_id(key),
+                self._seeds(key),
+                k=self.config.replicas,
+                alpha=self.config.alpha,
+                exclude=[_int_id(self.node_id)],
+            )
+
+            def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
+                return messages.feature_reply(key, result)
+
+            await self._drive(lookup, "get_feature", lambda: (key,), parse)
+            return lookup, lookup.answer
+
+        fetched = await asyncio.gather(*(fetch(f) for f in features))
+        objects = {f: obj for f, (_, obj) in zip(features, fetched, strict=True) if obj}
+        found = evaluate(features, thres, objects, namespace=namespace, now_ms=self.clock())
+        records = await asyncio.gather(*(self.get_object(m.guid) for m in found))
+        rounds = max((lk.rounds for lk, _ in fetched), default=0)
+        return RouteResult(
+            [
+                RoutedMatch(
+                    m.guid, m.overlap, m.matched_features, m.discounted_features, m.features, r
+                )
+                for m, r in zip(found, records, strict=True)
+            ],
+            rounds,
+        )
+
+    # -- votes -----------------------------------------------------------------------
+
+    def verified_record(self, record: ObjectRecord) -> ObjectRecord:
+        """Return ``record`` with only the votes that verify (as replicas) and belong to
+        it; every other vote is dropped and counted."""
+        now = self.clock()
+        kept: dict[str, tuple[int, bytes]] = {}
+        features = set(record.features)
+        for user, (ts, encoded) in record.votes.items():
+            try:
+                vote = self.verifier.verify(encoded, now, replica=True)
+            except VoteRejected as exc:
+                self.protocol.counters[f"vote_rejected.{exc.reason}"] += 1
+                continue
+            if (
+                vote.user_id != user
+                or vote.timestamp_ms != ts
+                or vote.guid != record.guid
+                or set(vote.features) != features
+            ):
+                self.protocol.counters["vote_rejected.mismatch"] += 1
+                continue
+            kept[user] = (ts, encoded)
+        if len(kept) == len(record.votes):
+            return record
+        return ObjectRecord(record.guid, record.namespace, record.features, kept, record.expires_ms)
+
+    # -- RPC handlers ----------------------------------------------------------------
+
+    def _welcome(self, sender: Address, nodeid: bytes) -> Node:
+        node = Node(nodeid, sender[0], sender[1])
+        self.protocol.welcome_if_new(node)
+        return node
+
+    def _rpc_store_batch(
+        self,
+        sender: Address,
+        nodeid: bytes,
+        objects: list[tuple[bytes, FeatureObject]],
+        records: list[ObjectRecord],
+    ) -> int:
+        self._welcome(sender, nodeid)
+        checked = [self.verified_record(r) for r in records]
+        with self.store.transaction():
+            for key, obj in objects:
+                self.store.merge_feature_object(key, obj)
+            for rec in checked:
+                self.store.put_record(rec)
+        self.protocol.counters["stored.objects"] += len(objects)
+        self.protocol.counters["stored.records"] += len(checked)
+        return len(objects) + len(checked)
+
+    def _rpc_store_pointer(self, sender: Address, nodeid: bytes, keys: list[bytes]) -> bool:
+        self._welcome(sender, nodeid)
+        expires = self.clock() + self.config.pointer_ttl_ms
+        with self.store.transaction():
+            for key in keys:
+                self.store.put_pointer(Pointer(key, nodeid, sender[0], sender[1], expires))
+        return True
+
+    async def _rpc_find_approx(
+        self, sender: Address, nodeid: bytes, query: messages.ApproxQuery
+    ) -> dict[str, Any]:
+        source = self._welcome(sender, nodeid)
+        return await self.answer_approx(query, exclude=source)
+
+    async def answer_approx(
+        self, query: messages.ApproxQuery, exclude: Node | None = None
+    ) -> dict[str, Any]:
+        """Evaluate ``query`` on the feature objects held here (in-network evaluation),
+        follow a path pointer once if this node holds nothing for the key, or return the
+        closer contacts."""
+        now = self.clock()
+        loop = asyncio.get_running_loop()
+        objects = self.store.feature_objects_for(query.namespace, query.features)
+        holds_key = any(feature_key(query.namespace, f) == query.key for f in objects)
+        reply: dict[str, Any] = {"holds_key": holds_key}
+        if not holds_key:
+            reply["closer"] = self.protocol.neighbors(query.key, exclude=exclude)
+        if objects:
+            try:
+                found = evaluate(
+                    query.features,
+                    query.thres,
+                    objects,
+                    namespace=query.namespace,
+                    now_ms=now,
+                    max_guids=getattr(self.store, "max_guids", 64),
+                )
+            except Exception:  # a parameter the validators let through must not escape
+                self.protocol.drop("bad_query")
+                return reply
+            found = found[: messages.MAX_MATCHES]
+            dup = self._resolved.fresh(query.qid, loop.time()) is not None
+            if found:
+                self._resolved.put(query.qid, True, loop.time())
+                reply["dup"] = dup
+                if dup:
+                    self.protocol.counters["find_approx.dup"] += 1
+                reply["matches"] = [
+                    await self._match_wire(m, with_record=not dup, forward=query.forward)
+                    for m in found
+                ]
+            if holds_key or found:
+                return reply
+        if query.forward and not holds_key:
+            forwarded = await self._follow_pointer(query, now)
+            if forwarded is not None:
+                return forwarded
+        return reply
+
+    async def _match_wire(self, m: Match, with_record: bool, forward: bool) -> list[Any]:
+        record = None
+        if with_record:
+            rec = self.store.get_object(m.guid)
+            if rec is None and forward:
+                rec = await self._fetch_record_one_hop(m.guid)
+            record = fit_record(rec) if rec is not None else None
+        return [
+            m.guid,
+            m.overlap,
+            list(m.matched_features),
+            list(m.discounted_features),
+            list(m.features),
+            record,
+        ]
+
+    async def _fetch_record_one_hop(self, guid: bytes) -> ObjectRecord | None:
+        """Deliver the query to the GUID's nodes known here (one hop, no lookup)."""
+        for node in self.protocol.router.find_neighbors(Node(guid), k=self.config.alpha):
+            ok, result = await self.protocol.call(
+                (node.ip, node.port), "find_object", self.node_id, guid
+            )
+            if not ok:
+                continue
+            try:
+                _, rec = messages.object_reply(result)
+            except wire.WireError:
+                self.protocol.drop("bad_reply")
+                continue
+            if rec is not None and rec.guid == guid:
+                rec = self.verified_record(rec)
+                self.store.put_record(rec)
+                return rec
+        return None
+
+    async def _follow_pointer(self, query: messages.ApproxQuery, now: int) -> dict[str, Any] | None:
+        for pointer in self.store.get_pointers(query.key, now)[:2]:
+            if pointer.node_id == self.node_id:
+                continue
+            ok, result = await self.protocol.call(
+                (pointer.host, pointer.port),
+                "find_approx",
+                self.node_id,
+                query.qid,
+                query.key,
+                query.namespace,
+                list(query.features),
+                query.thres,
+                False,
+            )
+            if not ok:
+                continue
+            try:
+                reply = messages.approx_reply(result)
+            except wire.WireError:
+                self.protocol.drop("bad_reply")
+                continue
+            if reply.holds_key:
+                self.protocol.counters["find_approx.via_pointer"] += 1
+                out = dict(result)
+                out.pop("closer", None)
+                return out
+        return None
+
+    def _rpc_find_object(self, sender: Address, nodeid: bytes, guid: bytes) -> dict[str, Any]:
+        source = self._welcome(sender, nodeid)
+        rec = self.store.get_object(guid)
+        if rec is not None:
+            return {"record": fit_record(rec)}
+        return {"closer": self.protocol.neighbors(guid, exclude=source)}
+
+    def _rpc_get_feature(self, sender: Address, nodeid: bytes, key: bytes) -> dict[str, Any]:
+        source = self._welcome(sender, nodeid)
+        obj = self.store.get_feature_object(key)
+        if obj is not None:
+            raw = object_to_wire(obj)
+            if len(msgpack.packb(raw, use_bin_type=True)) < wire.MAX_DATAGRAM - 1000:
+                return {"object": raw}
+        return {"closer": self.protocol.neighbors(key, exclude=source)}
+
+    def _rpc_revocations(self, sender: Address, nodeid: bytes, signed: bytes) -> bool:
+        self._welcome(sender, nodeid)
+        return self.accept_revocations(signed, gossip=True)
+
+    def accept_revocations(self, signed: bytes, gossip: bool = True) -> bool:
+        """Adopt a newer signed revocation list and gossip it to the contacts; return
+        whether it was adopted (an invalid list is counted and refused)."""
+        try:
+            adopted = self.verifier.update_revocations(signed, self.clock())
+        except Exception as exc:
+            self.protocol.counters["revocations.rejected"] += 1
+            log.info("refused a revocation list: %s", exc)
+            return False
+        if adopted:
+            self.protocol.counters["revocations.adopted"] += 1
+            self.store.set_meta("revocations", signed)
+            if self.on_revocations is not None:
+                self.on_revocations(signed)
+            if gossip:
+                for node in self.contacts():
+                    task = asyncio.get_running_loop().create_task(
+                        self.protocol.call(
+                            (node.ip, node.port), "revocations", self.node_id, signed
+                        )
+                    )
+                    self._background.append(task)
+                    task.add_done_callback(self._forget)
+        return adopted
+
+    def _forget(self, task: asyncio.Task[Any]) -> None:
+        with contextlib.suppress(ValueError):
+            self._background.remove(task)
+
+    # -- replication -----------------------------------------------------------------
+
+    def on_new_contact(self, node: Node) -> None:
+        """Queue a bounded hand-off of records to a new contact (dropped when full)."""
+        try:
+            self._handoff.put_nowait(node)
+        except asyncio.QueueFull:
+            self.protocol.drop("handoff_queue_full")
+
+    async def _handoff_worker(self) -> None:
+        while True:
+            node = await self._handoff.get()
+            try:
+                await self._hand_off(node)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("hand-off to %s failed", node)
+
+    async def _hand_off(self, node: Node) -> None:
+        """Send ``node`` the feature objects and records it should hold: those of keys it
+        is closer to than this node is, which are within our replica set, in batches."""
+        router = self.protocol.router
+        me = _int_id(self.node_id)
+        sent = 0
+        batch_objects: list[tuple[bytes, FeatureObject]] = []
+        batch_records: list[ObjectRecord] = []
+
+        def relevant(key: bytes) -> bool:
+            k = _int_id(key)
+            if node.long_id ^ k >= me ^ k:
+                return False
+            near = router.find_neighbors(Node(key), k=self.config.replicas)
+            return len(near) < self.config.replicas or (node.long_id ^ k) <= (near[-1].long_id ^ k)
+
+        async def flush() -> None:
+            nonlocal batch_objects, batch_records
+            if batch_objects or batch_records:
+                await self._store_at(
+                    [(node.long_id, (node.ip, node.port))], batch_objects, batch_records
+                )
+            batch_objects, batch_records = [], []
+
+        after = b""
+        while sent < self.config.handoff_max_keys:
+            keys = self.store.iter_feature_keys(after, 256)
+            if not keys:
+                break
+            after = keys[-1]
+            for key in keys:
+                if sent >= self.config.handoff_max_keys or not relevant(key):
+                    continue
+                obj = self.store.get_feature_object(key)
+                if obj is None:
+                    continue
+                batch_objects.append((key, obj))
+                sent += 1
+                if len(batch_objects) >= 8:
+                    await flush()
+        after = b""
+        while sent < self.config.handoff_max_keys:
+            guids = self.store.iter_record_guids(after, 256)
+            if not guids:
+                break
+            after = guids[-1]
+            for guid in guids:
+                if sent >= self.config.handoff_max_keys or not relevant(guid):
+                    continue
+                rec = self.store.get_object(guid)
+                if rec is None:
+                    continue
+                batch_records.append(rec)
+                sent += 1
+                if len(batch_records) >= 4:
+                    await flush()
+        await flush()
+        self.protocol.counters["handoff.items"] += sent
+
+    async def republish(self) -> int:
+        """Store everything held here at the current replica nodes of its key; return
+        how many objects and records were sent."""
+        sent = 0
+        for batch in self.store.iter_for_republish(64):
+            for key, obj in batch.objects:
+                closest = await self._node_lookup(key)
+                await self._store_at(closest, [(key, obj)], [])
+                sent += 1
+            for rec in batch.records:
+                closest = await self._node_lookup(rec.guid)
+                await self._store_at(closest, [], [rec])
+                sent += 1
+        return sent
+
+    async def _republish_loop(self) -> None:
+        interval = self.config.republish_interval_s
+        while True:
+            await asyncio.sleep(interval * random.uniform(0.9, 1.1))
+            try:
+                await self.republish()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("republication failed")
+
+    async def _expire_loop(self) -> None:
+        while True:
+            await asyncio.sleep(min(self.config.expire_interval_s, self.config.save_interval_s))
+            try:
+                self.store.expire(self.clock())
+                self.save_routing_state()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("expiry failed")
+
+
+async def gather_limited(jobs: Iterable[Awaitable[Any]], limit: int) -> list[Any]:
+    """Await ``jobs`` with at most ``limit`` running at once."""
+    sem = asyncio.Semaphore(limit)
+
+    async def one(job: Awaitable[Any]) -> Any:
+        async with sem:
+            return await job
+
+    return await asyncio.gather(*(one(j) for j in jobs))

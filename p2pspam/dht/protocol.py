@@ -1,0 +1,319 @@
+"""The hardened ``KademliaProtocol``: strict decoding, rate limits, validated RPCs.
+
+The stock ``rpcudp`` path decodes every datagram with a pure-Python msgpack, spawns a task
+per datagram without limit, raises on malformed requests and dispatches any ``rpc_*``
+name with unchecked arguments. :class:`HardenedProtocol` replaces that path:
+
+- datagrams are decoded by :mod:`p2pspam.dht.wire` (C msgpack, explicit limits);
+- each source address has a token bucket; over it, datagrams are dropped;
+- at most ``max_inflight_per_source`` requests per source address and
+  ``max_inflight`` in total are handled at once; more are dropped;
+- only RPCs listed in :attr:`HardenedProtocol.RPCS` exist, and each has a validator
+  that checks every argument before the handler sees it;
+- responses are accepted only for an outstanding request, from the address it was
+  sent to;
+- every drop is counted by reason in :attr:`HardenedProtocol.counters`, never raised;
+- ``welcome_if_new`` no longer sends every stored key to every new contact: it adds the
+  contact and asks the application (``app.on_new_contact``) for a bounded, batched
+  hand-off.
+
+The application (the ADOLR node, :mod:`p2pspam.dht.node`) registers further RPCs with
+:meth:`HardenedProtocol.register`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from kademlia.node import Node
+from kademlia.protocol import KademliaProtocol
+
+from p2pspam.dht import wire
+
+log = logging.getLogger(__name__)
+
+Address = tuple[str, int]
+Validator = Callable[[list[Any]], tuple[Any, ...]]
+Handler = Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolLimits:
+    """Limits of one peer's wire protocol."""
+
+    rpc_timeout_s: float = 5.0
+    rate_per_source: float = 500.0  # datagrams per second
+    burst_per_source: float = 1000.0
+    max_inflight_per_source: int = 32
+    max_inflight: int = 512
+    max_outgoing_per_peer: int = 16
+
+
+class App(Protocol):
+    """What the protocol needs from the application above it."""
+
+    def on_new_contact(self, node: Node) -> None:
+        """Called once for each contact added to the routing table."""
+
+
+def _ping_args(args: list[Any]) -> tuple[bytes]:
+    if len(args) != 1:
+        raise wire.bad("ping takes [node_id]")
+    return (wire.node_id(args[0]),)
+
+
+def _find_node_args(args: list[Any]) -> tuple[bytes, bytes]:
+    if len(args) != 2:
+        raise wire.bad("find_node takes [node_id, key]")
+    return wire.node_id(args[0]), wire.node_id(args[1])
+
+
+def _stun_args(args: list[Any]) -> tuple[()]:
+    if args:
+        raise wire.bad("stun takes no arguments")
+    return ()
+
+
+class HardenedProtocol(KademliaProtocol):
+    """``KademliaProtocol`` with the stock unsafe paths replaced (see module docstring)."""
+
+    def __init__(
+        self,
+        source_node: Node,
+        storage: Any,
+        ksize: int,
+        limits: ProtocolLimits | None = None,
+    ) -> None:
+        super().__init__(source_node, storage, ksize)
+        self.limits = limits or ProtocolLimits()
+        self._wait_timeout = self.limits.rpc_timeout_s
+        self.counters: Counter[str] = Counter()
+        self.app: App | None = None
+        self._buckets = wire.TokenBuckets(self.limits.rate_per_source, self.limits.burst_per_source)
+        self._inflight_by_source: Counter[Address] = Counter()
+        self._inflight = 0
+        self._outgoing: dict[Address, asyncio.Semaphore] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.rpcs: dict[str, tuple[Validator, Handler]] = {
+            "ping": (_ping_args, self._rpc_ping),
+            "find_node": (_find_node_args, self._rpc_find_node),
+            "stun": (_stun_args, self._rpc_stun),
+        }
+
+    # -- registration ----------------------------------------------------------------
+
+    def register(self, name: str, validator: Validator, handler: Handler) -> None:
+        """Expose ``handler(sender_address, *validated_args)`` as RPC ``name``."""
+        self.rpcs[name] = (validator, handler)
+
+    def drop(self, reason: str) -> None:
+        """Count one dropped datagram or request."""
+        self.counters[f"drop.{reason}"] += 1
+
+    # -- receiving -------------------------------------------------------------------
+
+    def datagram_received(self, data: bytes, addr: Address) -> None:  # type: ignore[override]
+        """Decode, rate-limit and dispatch one datagram; drop (and count) anything bad."""
+        try:
+            self._receive(data, addr)
+        except Exception:  # a bug must not kill the endpoint; count it and carry on
+            log.exception("unexpected error handling a datagram from %s", addr)
+            self.drop("internal")
+
+    def _receive(self, data: bytes, addr: Address) -> None:
+        self.counters["datagrams_in"] += 1
+        self.counters["bytes_in"] += len(data)
+        loop = asyncio.get_running_loop()
+        if not self._buckets.allow(addr[0], loop.time()):
+            self.drop("rate_limited")
+            return
+        try:
+            dgram = wire.decode_datagram(data)
+        except wire.WireError as exc:
+            self.drop(exc.reason)
+            return
+        if dgram.kind == wire.RESPONSE:
+            self._accept_response(dgram.msg_id, dgram.payload, addr)
+            return
+        try:
+            name, raw_args = wire.request_parts(dgram.payload)
+            entry = self.rpcs.get(name)
+            if entry is None:
+                raise wire.WireError("unknown_rpc")
+            validator, handler = entry
+            args = validator(raw_args)
+        except wire.WireError as exc:
+            self.drop(exc.reason)
+            return
+        if self._inflight >= self.limits.max_inflight:
+            self.drop("busy")
+            return
+        if self._inflight_by_source[addr] >= self.limits.max_inflight_per_source:
+            self.drop("busy_source")
+            return
+        self.counters[f"rpc.{name}"] += 1
+        self._inflight += 1
+        self._inflight_by_source[addr] += 1
+        task = loop.create_task(self._serve(dgram.msg_id, name, handler, args, addr))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _serve(
+        self, msg_id: bytes, name: str, handler: Handler, args: tuple[Any, ...], addr: Address
+    ) -> None:
+        try:
+            result = handler(addr, *args)
+            if isinstance(result, Awaitable):
+                result = await result
+            if result is None:
+                return  # the handler chose not to answer (duplicate, refused)
+            self._send(wire.RESPONSE, msg_id, result, addr)
+        except wire.WireError as exc:
+            self.drop(exc.reason)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("rpc %s from %s failed", name, addr)
+            self.drop("handler_error")
+        finally:
+            self._inflight -= 1
+            self._inflight_by_source[addr] -= 1
+            if self._inflight_by_source[addr] <= 0:
+                del self._inflight_by_source[addr]
+
+    def _accept_response(self, msg_id: bytes, data: Any, address: Address) -> None:
+        entry = self._outstanding.get(msg_id)
+        if entry is None:
+            self.drop("unsolicited")
+            return
+        future, timeout, expected = entry
+        if expected != address:
+            self.drop("wrong_source")
+            return
+        timeout.cancel()
+        del self._outstanding[msg_id]
+        if not future.done():
+            future.set_result((True, data))
+
+    def _timeout(self, msg_id: bytes) -> None:
+        entry = self._outstanding.pop(msg_id, None)
+        if entry is None:
+            return
+        self.counters["timeouts"] += 1
+        if not entry[0].done():
+            entry[0].set_result((False, None))
+
+    # -- sending ---------------------------------------------------------------------
+
+    def _send(self, kind: int, msg_id: bytes, payload: Any, address: Address) -> None:
+        data = wire.encode_datagram(kind, msg_id, payload)
+        if self.transport is None or self.transport.is_closing():
+            return
+        self.counters["datagrams_out"] += 1
+        self.counters["bytes_out"] += len(data)
+        self.transport.sendto(data, address)
+
+    async def call(self, address: Address, name: str, *args: Any) -> tuple[bool, Any]:
+        """Call RPC ``name`` on ``address``; return ``(True, result)`` or ``(False, None)``
+        on timeout. At most ``max_outgoing_per_peer`` calls to one address run at once."""
+        sem = self._outgoing.get(address)
+        if sem is None:
+            if len(self._outgoing) >= 4096:  # forget idle per-address semaphores
+                for idle in [a for a, s in self._outgoing.items() if not s.locked()]:
+                    del self._outgoing[idle]
+            sem = self._outgoing[address] = asyncio.Semaphore(self.limits.max_outgoing_per_peer)
+        async with sem:
+            loop = asyncio.get_running_loop()
+            msg_id = os.urandom(wire.MSG_ID_BYTES)
+            future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+            try:
+                self._send(wire.REQUEST, msg_id, [name, list(args)], address)
+            except wire.WireError:
+                self.counters["send_too_large"] += 1
+                return (False, None)
+            timeout = loop.call_later(self._wait_timeout, self._timeout, msg_id)
+            self._outstanding[msg_id] = (future, timeout, address)
+            try:
+                return await future
+            finally:
+                if msg_id in self._outstanding:
+                    self._outstanding.pop(msg_id)[1].cancel()
+
+    def __getattr__(self, name: str) -> Any:
+        """Stock ``kademlia`` code calls remote RPCs as ``self.ping(address, *args)``;
+        route those through :meth:`call`."""
+        if name.startswith("_") or name.startswith("rpc_"):
+            raise AttributeError(name)
+
+        def remote(address: Address, *args: Any) -> Awaitable[tuple[bool, Any]]:
+            return self.call(address, name, *args)
+
+        return remote
+
+    def close_tasks(self) -> None:
+        """Cancel request handlers and outstanding calls (on shutdown)."""
+        for task in list(self._tasks):
+            task.cancel()
+        for future, timeout, _ in list(self._outstanding.values()):
+            timeout.cancel()
+            if not future.done():
+                future.set_result((False, None))
+        self._outstanding.clear()
+
+    # -- the stock RPCs, validated ---------------------------------------------------
+
+    def _rpc_stun(self, sender: Address) -> list[Any]:
+        return list(sender)
+
+    def _rpc_ping(self, sender: Address, nodeid: bytes) -> bytes:
+        self.welcome_if_new(Node(nodeid, sender[0], sender[1]))
+        return self.source_node.id
+
+    def _rpc_find_node(self, sender: Address, nodeid: bytes, key: bytes) -> list[list[Any]]:
+        source = Node(nodeid, sender[0], sender[1])
+        self.welcome_if_new(source)
+        return self.neighbors(key, exclude=source)
+
+    def neighbors(self, key: bytes, exclude: Node | None = None) -> list[list[Any]]:
+        """The ``ksize`` contacts closest to ``key`` as wire contacts ``[id, ip, port]``."""
+        found = self.router.find_neighbors(Node(key), exclude=exclude)
+        return [[n.id, n.ip, n.port] for n in found]
+
+    async def call_find_node(self, node_to_ask: Node, node_to_find: Node) -> Any:
+        """Ask ``node_to_ask`` for its contacts closest to ``node_to_find`` (validated)."""
+        address = (node_to_ask.ip, node_to_ask.port)
+        ok, result = await self.call(address, "find_node", self.source_node.id, node_to_find.id)
+        if ok:
+            try:
+                result = wire.contacts(result)
+            except wire.WireError:
+                self.drop("bad_reply")
+                ok, result = False, None
+        return self.handle_call_response((ok, result), node_to_ask)
+
+    async def call_ping(self, node_to_ask: Node) -> Any:
+        """Ping ``node_to_ask``; the reply must be a 20-byte node id."""
+        address = (node_to_ask.ip, node_to_ask.port)
+        ok, result = await self.call(address, "ping", self.source_node.id)
+        if ok and not (isinstance(result, bytes) and len(result) == wire.ID_BYTES):
+            self.drop("bad_reply")
+            ok, result = False, None
+        return self.handle_call_response((ok, result), node_to_ask)
+
+    def welcome_if_new(self, node: Node) -> None:
+        """Add a new contact to the routing table; the application hands it the records
+        it should hold in bounded batches (instead of every stored key at once)."""
+        if node.id == self.source_node.id:
+            return
+        if not self.router.is_new_node(node):
+            self.router.add_contact(node)  # refresh its place in its bucket
+            return
+        self.router.add_contact(node)
+        if self.app is not None:
+            self.app.on_new_contact(node)
