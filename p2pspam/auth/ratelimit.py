@@ -26,31 +26,33 @@ class VoteRateLimiter:
         self._capacity = per_hour * HOUR_MS
         self._buckets: dict[str, tuple[int, int]] = {}  # user -> (units, at_ms)
 
-    def _units(self, user_id: str, now_ms: int) -> int:
+    def _units(self, user_id: str, now_ms: int) -> tuple[int, int]:
+        """Return the user's allowance at ``now_ms`` and the time it is counted at (a clock
+        going backwards refills nothing and never moves that time back)."""
         units, at_ms = self._buckets.get(user_id, (self._capacity, now_ms))
-        elapsed = max(0, now_ms - at_ms)  # a clock going backwards refills nothing
-        return min(self._capacity, units + elapsed * self.per_hour)
+        elapsed = max(0, now_ms - at_ms)
+        return min(self._capacity, units + elapsed * self.per_hour), max(at_ms, now_ms)
 
     def allow(self, user_id: str, now_ms: int) -> bool:
         """Count one vote by ``user_id`` at ``now_ms``; return False (and count nothing)
         when the user is over the limit."""
-        units = self._units(user_id, now_ms)
+        units, at_ms = self._units(user_id, now_ms)
         if units < HOUR_MS:
-            self._buckets[user_id] = (units, now_ms)
+            self._buckets[user_id] = (units, at_ms)
             return False
-        self._buckets[user_id] = (units - HOUR_MS, now_ms)
+        self._buckets[user_id] = (units - HOUR_MS, at_ms)
         if len(self._buckets) > self.max_users:
             self._forget_idle(now_ms)
         return True
 
     def remaining(self, user_id: str, now_ms: int) -> int:
         """Return how many votes ``user_id`` may still cast at ``now_ms``."""
-        return self._units(user_id, now_ms) // HOUR_MS
+        return self._units(user_id, now_ms)[0] // HOUR_MS
 
     def _forget_idle(self, now_ms: int) -> None:
         """Drop users whose bucket is full again (forgetting them changes nothing), then,
         if still too many, the least recently active half."""
-        full = [u for u in self._buckets if self._units(u, now_ms) >= self._capacity]
+        full = [u for u in self._buckets if self._units(u, now_ms)[0] >= self._capacity]
         for user in full:
             del self._buckets[user]
         if len(self._buckets) > self.max_users:
