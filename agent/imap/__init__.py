@@ -1,0 +1,1 @@
+"""The IMAP watcher: files spam into Junk and turns the user's moves into votes."""
