@@ -68,6 +68,7 @@ class Topology:
     is_transit: np.ndarray
     diameter_ms: float
     seed: int
+    distances: np.ndarray | None = None
 
     @property
     def routers(self) -> int:
@@ -88,6 +89,8 @@ class Topology:
         """Return the latency matrix between the given host routers (ms, float32), shape
         (len(hosts), len(hosts)); hosts may repeat (same router: latency 0)."""
         hosts = np.asarray(hosts)
+        if self.distances is not None:
+            return self.distances[np.ix_(hosts, hosts)]
         unique, inverse = np.unique(hosts, return_inverse=True)
         dist = self.distances_from(unique)[:, unique]
         return dist[np.ix_(inverse, inverse)]
@@ -109,8 +112,11 @@ def _connected_random_graph(
     return edges
 
 
-def generate(seed: int, params: TransitStubParams | None = None) -> Topology:
-    """Generate a seeded transit-stub topology scaled to ``params.diameter_ms``."""
+def generate(
+    seed: int, params: TransitStubParams | None = None, keep_distances: bool = False
+) -> Topology:
+    """Generate a seeded transit-stub topology scaled to ``params.diameter_ms``; with
+    ``keep_distances`` also keep the all-pairs latency matrix (float32, routers^2)."""
     p = params or TransitStubParams()
     p.check()
     rng = np.random.default_rng(seed)
@@ -152,19 +158,29 @@ def generate(seed: int, params: TransitStubParams | None = None) -> Topology:
     components, _ = connected_components(raw, directed=False)
     if components != 1:  # cannot happen with spanning trees; guard the invariant
         raise RuntimeError(f"transit-stub generator produced {components} components")
-    diameter = _diameter(raw)
-    scaled = (raw * (p.diameter_ms / diameter)).tocsr()
+    keep = np.empty((n, n), dtype=np.float32) if keep_distances else None
+    diameter = _diameter(raw, keep)
+    factor = p.diameter_ms / diameter
+    scaled = (raw * factor).tocsr()
+    if keep is not None:
+        keep *= np.float32(factor)
     is_transit = np.zeros(n, dtype=bool)
     is_transit[:n_transit] = True
-    return Topology(graph=scaled, is_transit=is_transit, diameter_ms=p.diameter_ms, seed=seed)
+    return Topology(
+        graph=scaled, is_transit=is_transit, diameter_ms=p.diameter_ms, seed=seed, distances=keep
+    )
 
 
-def _diameter(graph: csr_matrix) -> float:
-    """The longest shortest path, from all sources in blocks (bounded memory)."""
+def _diameter(graph: csr_matrix, keep: np.ndarray | None) -> float:
+    """The longest shortest path, from all sources in blocks (bounded memory); fills
+    ``keep`` with the distances when given."""
     n = graph.shape[0]
     best = 0.0
     block = 512
     for start in range(0, n, block):
-        dist = dijkstra(graph, directed=False, indices=np.arange(start, min(n, start + block)))
+        stop = min(n, start + block)
+        dist = dijkstra(graph, directed=False, indices=np.arange(start, stop))
         best = max(best, float(dist.max()))
+        if keep is not None:
+            keep[start:stop] = dist
     return best
