@@ -8,7 +8,7 @@ no peer answers, ``AgentError("unavailable")`` says which peers were tried and w
 
 Usage::
 
-    async with AgentClient(["127.0.0.1:7301"]) as client:
+    async with AgentClient(["127.0.0.1:8469"]) as client:
         result = await client.call("status", {})
 """
 

@@ -3,7 +3,7 @@
 Every key is optional; a missing key takes the default below. Example (the defaults)::
 
     [agent]
-    peers = ["127.0.0.1:7301"]        # agent API addresses, tried in order (fail-over)
+    peers = ["127.0.0.1:8469"]        # agent API addresses, tried in order (fail-over)
     credential = "<config dir>/user.key"  # the user's key file (p2pspam auth issue ...)
     connect_timeout = 2.0             # seconds per connection attempt
     request_timeout = 10.0            # seconds per request
@@ -37,7 +37,7 @@ from typing import Any
 from p2pspam.errors import ParameterError
 
 APP_NAME = "p2pspam"
-DEFAULT_PEERS = ("127.0.0.1:7301",)
+DEFAULT_PEERS = ("127.0.0.1:8469",)  # the peer daemon's default agent API
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_REQUEST_TIMEOUT = 10.0
 DEFAULT_CONCURRENCY = 64
