@@ -108,7 +108,7 @@ class Peer:
         seeds = list(self.settings.bootstrap) + self.node.saved_contacts()
         if seeds:
             await self.node.bootstrap(seeds)
-        log.info(
+        log.debug(
             "peer started",
             extra={
                 "node_id": self.node.node_id.hex(),
