@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from p2pspam.auth import codec
@@ -151,7 +152,7 @@ def sign_vote(user: UserKey, vector: FeatureVector, verdict: str, timestamp_ms: 
     )
     try:  # what is signed must decode: catch bad vectors at the signer, not at peers
         record = _record(unsigned)
-        decoded, _ = _decode_record(record)
+        decoded = _decode_record(record, b"")
     except (DecodeError, TypeError, ValueError, OverflowError) as exc:
         raise ParameterError(f"cannot sign this vote: {exc}") from None
     signature = user.sign(VOTE_DOMAIN + record)
@@ -183,26 +184,12 @@ def decode_vote_record(data: bytes) -> tuple[Vote, bytes]:
         raise VoteRejected("oversized", f"{len(data)} bytes, the limit is {MAX_VOTE_BYTES}")
     try:
         record, signature = codec.open_envelope(bytes(data), MAX_VOTE_BYTES, "vote")
-        vote, _ = _decode_record(record)
+        return _decode_record(record, signature), record
     except DecodeError as exc:
         raise VoteRejected("malformed", str(exc)) from None
-    return (
-        Vote(
-            scheme=vote.scheme,
-            namespace=vote.namespace,
-            params=vote.params,
-            guid=vote.guid,
-            features=vote.features,
-            verdict=vote.verdict,
-            timestamp_ms=vote.timestamp_ms,
-            credential=vote.credential,
-            signature=signature,
-        ),
-        record,
-    )
 
 
-def _decode_record(record: bytes) -> tuple[Vote, list[Any]]:
+def _decode_record(record: bytes, signature: bytes) -> Vote:
     fields = codec.expect_array(codec.unpack(record, MAX_VOTE_BYTES), 9, "vote record")
     codec.expect_int(fields[0], VOTE_VERSION, VOTE_VERSION, "vote version")
     scheme = codec.expect_str(fields[1], "scheme", 32)
@@ -214,18 +201,22 @@ def _decode_record(record: bytes) -> tuple[Vote, list[Any]]:
     params = _decode_params(fields[3])
     guid = codec.expect_bytes(fields[4], "guid", GUID_BYTES)
     features = fields[5]
-    if not isinstance(features, list) or not 1 <= len(features) <= MAX_FEATURES:
-        raise DecodeError(f"features must be an array of 1..{MAX_FEATURES} integers")
-    for feature in features:
-        codec.expect_int(feature, 0, codec.UINT64_MAX, "a feature")
+    if (
+        not isinstance(features, list)
+        or not 1 <= len(features) <= MAX_FEATURES
+        or not all(type(f) is int for f in features)
+        or min(features) < 0
+        or max(features) > codec.UINT64_MAX
+    ):
+        raise DecodeError(f"features must be an array of 1..{MAX_FEATURES} unsigned 64-bit ints")
     verdict = fields[6]
-    if verdict not in VERDICTS or not isinstance(verdict, str):
+    if not isinstance(verdict, str) or verdict not in VERDICTS:
         raise DecodeError(f"verdict must be one of {', '.join(VERDICTS)}")
     timestamp = codec.expect_int(fields[7], 0, codec.MAX_TIME_MS, "timestamp_ms")
     raw_credential = codec.expect_bytes(fields[8], "credential", max_len=MAX_CREDENTIAL_BYTES)
-    credential = decode_credential(raw_credential)
+    credential = _credential(raw_credential)
     codec.require_canonical(fields, record, "vote record")
-    vote = Vote(
+    return Vote(
         scheme=scheme,
         namespace=namespace,
         params=params,
@@ -234,9 +225,14 @@ def _decode_record(record: bytes) -> tuple[Vote, list[Any]]:
         verdict=verdict,
         timestamp_ms=timestamp,
         credential=credential,
-        signature=b"",
+        signature=signature,
     )
-    return vote, fields
+
+
+@lru_cache(maxsize=4096)
+def _credential(raw: bytes) -> Credential:
+    """Decode a credential, remembering recent ones (a user's votes repeat it)."""
+    return decode_credential(raw)
 
 
 def _decode_params(value: Any) -> dict[str, int]:
