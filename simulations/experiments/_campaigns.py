@@ -3,9 +3,10 @@ for ``sim schemes``, and of the redundant-mail categories of the winnowing thesi
 
 Campaign copies carry their mutations in ``kind`` ("merge", "edits", "shuffle",
 "append", "synonyms", "html", joined by "+"): every copy is mail-merged (the recipient's
-first name, full name or address, and a customer number); the others are drawn per copy. Half of the campaigns copy a newsletter's
-footer, so spam and ham share boilerplate. Ham: newsletters (fixed header and footer
-around new articles), mailing-list posts (list footer), and replies quoting posts.
+first name, full name or address, and a customer number); the others are drawn per copy.
+Half of the campaigns copy a newsletter's footer, so spam and ham share boilerplate. Ham:
+newsletters (fixed header and footer around new articles), mailing-list posts (list
+footer), and replies quoting posts.
 """
 
 from __future__ import annotations
@@ -49,8 +50,13 @@ _KEYWORDS = tuple(SYNONYMS)
 _SWAPPABLE = {w: alts for w, alts in SYNONYMS.items()}
 MUTATIONS = ("merge", "edits", "shuffle", "append", "synonyms", "html")
 _START = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
-_NAMES = ["james", "mary", "robert", "patricia", "john", "jennifer", "michael", "linda", "david", "elizabeth", "william", "barbara", "richard", "susan", "joseph", "jessica", "thomas", "sarah", "charles", "karen", "daniel", "lisa", "matthew", "nancy"]
-_SURNAMES = ["smith", "johnson", "williams", "brown", "jones", "garcia", "miller", "davis", "rodriguez", "martinez", "hernandez", "lopez", "gonzalez", "wilson", "anderson", "thomas", "taylor", "moore", "jackson", "martin", "lee", "perez", "thompson"]
+_NAME_TEXT = """james mary robert patricia john jennifer michael linda david elizabeth
+william barbara richard susan joseph jessica thomas sarah charles karen daniel lisa matthew
+nancy"""
+_SURNAME_TEXT = """smith johnson williams brown jones garcia miller davis rodriguez martinez
+hernandez lopez gonzalez wilson anderson thomas taylor moore jackson martin lee perez"""
+_NAMES = tuple(_NAME_TEXT.split())
+_SURNAMES = tuple(_SURNAME_TEXT.split())
 
 
 @dataclass(frozen=True, slots=True)
