@@ -7,13 +7,14 @@ Wire form (see ``codec``): ``msgpack([record, signature])`` where
 
 - ``params``: the scheme parameters as an array of ``[name, value]`` pairs sorted by
   name (strictly: no duplicate names); values are unsigned 64-bit integers;
-- ``features``: an array of unsigned 64-bit integers (1..256 of them);
+- ``features``: an array of unsigned 64-bit integers (1..64 of them);
 - ``verdict``: ``"spam"``, ``"ham"`` or ``"withdraw"`` (a withdrawal counts for neither
   side; ``unmark`` is a ham vote or a withdrawal);
 - ``credential``: the user's credential (``credentials.Credential.encode()``) as bin.
 
 ``signature`` is the user's Ed25519 signature over ``b"p2pspam/vote/1\\0" + record``,
-i.e. over exactly the record bytes. A whole vote is at most 4096 bytes. ``decode_vote``
+i.e. over exactly the record bytes. A whole vote is at most 2048 bytes (the limits
+match what an ADOLR object record carries). ``decode_vote``
 checks the structure only (raising ``VoteRejected("oversized")`` or
 ``VoteRejected("malformed")``); ``verify.VoteVerifier`` checks signatures and validity.
 """
@@ -34,8 +35,8 @@ from p2pspam.fingerprint.vector import GUID_BYTES, FeatureVector
 
 VOTE_VERSION = 1
 VOTE_DOMAIN = b"p2pspam/vote/1\0"
-MAX_VOTE_BYTES = 4096
-MAX_FEATURES = 256
+MAX_VOTE_BYTES = 2048  # = p2pspam.adolr.records.MAX_VOTE_BYTES: what a record can carry
+MAX_FEATURES = 64  # = p2pspam.adolr.records.MAX_FEATURES
 MAX_PARAMS = 16
 MAX_NAMESPACE = 128
 VERDICTS = ("spam", "ham", "withdraw")
