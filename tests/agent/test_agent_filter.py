@@ -27,7 +27,8 @@ MULTIPART = (
     b'Content-Type: multipart/alternative; boundary="XX"\r\n\r\npreamble\r\n--XX\r\n'
     b"Content-Type: text/plain; charset=utf-8\r\n\r\n"
     + "Grüße aus dem Büro, wir treffen uns morgen um zehn Uhr im großen Saal. ".encode() * 3
-    + b"\r\n--XX\r\nContent-Type: text/html\r\n\r\n<p>Gr&uuml;&szlig;e</p>\r\n--XX--\r\nepilogue\r\n"
+    + b"\r\n--XX\r\nContent-Type: text/html\r\n\r\n<p>Gr&uuml;&szlig;e</p>\r\n"
+    + b"--XX--\r\nepilogue\r\n"
 )
 EIGHT_BIT = (
     b"From: a@example.org\nSubject: =?iso-8859-1?q?caf=E9?=\n"
