@@ -7,9 +7,9 @@ SHA-256("p2pspam/imatch/drop\\0" + seed + "\\0" + t), is below round(p * 65536):
 agent derives the same auxiliary lexicons without storing them. The secondary lexicon B
 is perturbed the same way (paper, section 4).
 
-Long-document fix (paper, section 3): U excludes the stop band; when |S_k| / |U| is below
-``min_ratio``, S_k is extended by the most frequent terms of U ∩ B_k until it is not; a
-signature is rejected when |S_k| < ``min_terms`` or the ratio is still too low.
+Long-document fix (paper, section 3): U excludes the stop band; when |S_k| is below
+``min_terms`` or |S_k| / |U| below ``min_ratio``, S_k is extended by the most frequent
+terms of U ∩ B_k until neither is; a signature is rejected when that is not possible.
 
 Signature k = first 8 bytes (big-endian) of SHA-256("p2pspam/imatch/1\\0" + k as one byte +
 "\\0" + the sorted terms of S_k joined by "\\n"). The vector lists the signatures that were
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -97,21 +98,19 @@ def select_terms(
     secondary = sorted(
         (t for t in universe if t in lex.secondary_rank), key=lex.secondary_rank.__getitem__
     )
-    needed = math.ceil(min_ratio_pct * len(universe) / 100)
+    needed = max(min_terms, math.ceil(min_ratio_pct * len(universe) / 100))
     result = []
     for k in range(lexicons_count + 1):
         chosen = [t for t in primary if kept_in(t, k, seed, p_pct)]
         if len(chosen) < needed:
             extra = (t for t in secondary if kept_in(t, k, seed, p_pct))
-            for term in extra:
-                if len(chosen) >= needed:
-                    break
-                chosen.append(term)
+            chosen.extend(itertools.islice(extra, needed - len(chosen)))
         rejected = None
-        if len(chosen) < min_terms:
-            rejected = f"{len(chosen)} lexicon terms, fewer than {min_terms}"
-        elif len(chosen) < needed:
-            rejected = f"{len(chosen)} of {len(universe)} terms in the lexicons"
+        if len(chosen) < needed:
+            rejected = (
+                f"{len(chosen)} lexicon terms of {len(universe)}, "
+                f"fewer than {min_terms} or {min_ratio_pct}%"
+            )
         result.append(LexiconSelection(k, tuple(sorted(chosen)), rejected))
     return result
 
