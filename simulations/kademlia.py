@@ -139,13 +139,19 @@ class Kademlia:
         ttl: int | None = None,
         failed: np.ndarray | None = None,
         answer: np.ndarray | None = None,
+        k: int | None = None,
     ) -> Trace:
         """Run the peer's lookup for ``key`` from ``querier``. ``failed[v]``: v does not
         answer; ``answer[v]``: v answers (holds the record or a pointer), which ends
-        the lookup as in the peer."""
+        the lookup as in the peer; ``k`` overrides the replicas the lookup keeps."""
         seeds = [self.pairs[i] for i in self.closest_known(querier, key, self.ksize).tolist()]
         lk: Lookup[int] = Lookup(
-            key, seeds, k=self.replicas, alpha=self.alpha, ttl=ttl, exclude=[self.ids[querier]]
+            key,
+            seeds,
+            k=k or self.replicas,
+            alpha=self.alpha,
+            ttl=ttl,
+            exclude=[self.ids[querier]],
         )
         nodes: list[int] = []
         rounds: list[int] = []
