@@ -21,6 +21,7 @@ sample of the winnowed set, so it estimates resemblance), and THRES = ``count`` 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -50,13 +51,15 @@ def words(text: str) -> list[str]:
 
 
 def pair_hashes(word_list: Sequence[str]) -> list[int]:
-    """Return h_i for each word and its successor."""
-    out = []
-    for i, word in enumerate(word_list):
-        following = word_list[i + 1] if i + 1 < len(word_list) else ""
-        data = _PREFIX + f"{word}\0{following}".encode()
-        out.append(int.from_bytes(hashlib.sha256(data).digest()[:8], "big"))
-    return out
+    """Return h_i for each word and its successor (a single word: with "")."""
+    if len(word_list) == 1:
+        return [_pair_hash(word_list[0], "")]
+    return [_pair_hash(a, b) for a, b in itertools.pairwise(word_list)]
+
+
+def _pair_hash(word: str, following: str) -> int:
+    data = _PREFIX + f"{word}\0{following}".encode()
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
 
 
 def winnow(hashes: Sequence[int], window: int = DEFAULT_WINDOW) -> list[int]:
