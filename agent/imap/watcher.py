@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientError
+from imapclient.exceptions import IMAPClientError, LoginError
 
 from agent.imap.state import WatcherState
 from agent.verdicts import SPAM
-from p2pspam.errors import P2PSpamError
+from p2pspam.errors import InputError, P2PSpamError
 
 log = logging.getLogger("p2pspam.agent.imap")
 
@@ -160,6 +160,7 @@ class Watcher:
                 report.checked += 1
                 if verdict.status == SPAM:
                     self.state.set_auto_filed(self.account, guid)
+                    self.state.set_in_junk(self.account, guid)
                     _move(imap, uid, self.settings.junk)
                     report.filed += 1
                     report.events.append(f"filed {guid.hex()} into {self.settings.junk}")
@@ -198,9 +199,11 @@ class Watcher:
                     if once:
                         return
                     self.wait(imap, stop)
+            except LoginError as exc:  # retrying a refused login cannot help
+                raise InputError(f"{self.account}: IMAP login refused: {_text(exc)}") from None
             except (IMAPClientError, imaplib.IMAP4.error, OSError) as exc:
                 if once:
-                    raise
+                    raise InputError(f"{self.account}: IMAP failure: {_text(exc)}") from None
                 log.warning("%s: IMAP failure (%s); retrying in %.0fs", self.account, exc, backoff)
             except P2PSpamError as exc:
                 if once:
@@ -211,6 +214,13 @@ class Watcher:
                     _close(imap)
             stop.wait(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)
+
+
+def _text(exc: BaseException) -> str:
+    text = str(exc)
+    if text.startswith(("b'", 'b"')):
+        text = text[2:-1]
+    return text or type(exc).__name__
 
 
 def _move(imap: IMAPClient, uid: int, folder: str) -> None:
