@@ -24,7 +24,7 @@ def write_corpus(
     n = 0
     for c in range(campaigns):
         body = [rng.choice(vocab) for _ in range(250)]
-        for k in range(copies):
+        for _k in range(copies):
             copy = list(body)
             copy[5] = rng.choice(vocab)  # the recipient's name
             copy[rng.randrange(len(copy))] = rng.choice(vocab)
