@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -136,15 +136,7 @@ def issue_credential(
         authority_key_id=key_id(public_bytes(authority_key)),
         signature=b"",
     )
-    signature = authority_key.sign(CREDENTIAL_DOMAIN + unsigned.body())
-    return Credential(
-        user_id=unsigned.user_id,
-        public_key=unsigned.public_key,
-        not_before_ms=unsigned.not_before_ms,
-        not_after_ms=unsigned.not_after_ms,
-        authority_key_id=unsigned.authority_key_id,
-        signature=signature,
-    )
+    return replace(unsigned, signature=authority_key.sign(CREDENTIAL_DOMAIN + unsigned.body()))
 
 
 def _check_validity(not_before_ms: int, not_after_ms: int) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -138,16 +138,7 @@ def issue_peer_key(
         key_id(public_bytes(authority_key)),
         b"",
     )
-    signature = authority_key.sign(PEER_DOMAIN + unsigned.body())
-    credential = PeerCredential(
-        node_name,
-        unsigned.node_id,
-        public_key,
-        not_before_ms,
-        not_after_ms,
-        unsigned.authority_key_id,
-        signature,
-    )
+    credential = replace(unsigned, signature=authority_key.sign(PEER_DOMAIN + unsigned.body()))
     return PeerKey(credential, private_key)
 
 

@@ -12,7 +12,7 @@ a greater sequence, so an old list replayed by anyone changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -89,10 +89,7 @@ def sign_revocations(
         frozenset(nodes),
         b"",
     )
-    signature = authority_key.sign(REVOCATION_DOMAIN + unsigned.body())
-    signed = RevocationList(
-        unsigned.authority_key_id, sequence, issued_ms, unsigned.users, unsigned.nodes, signature
-    )
+    signed = replace(unsigned, signature=authority_key.sign(REVOCATION_DOMAIN + unsigned.body()))
     decode_revocations(signed.encode())  # never sign what a peer would refuse to parse
     return signed
 

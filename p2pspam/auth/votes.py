@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -156,18 +156,7 @@ def sign_vote(user: UserKey, vector: FeatureVector, verdict: str, timestamp_ms: 
         decoded = _decode_record(record, b"")
     except (DecodeError, TypeError, ValueError, OverflowError) as exc:
         raise ParameterError(f"cannot sign this vote: {exc}") from None
-    signature = user.sign(VOTE_DOMAIN + record)
-    return Vote(
-        scheme=decoded.scheme,
-        namespace=decoded.namespace,
-        params=decoded.params,
-        guid=decoded.guid,
-        features=decoded.features,
-        verdict=decoded.verdict,
-        timestamp_ms=decoded.timestamp_ms,
-        credential=user.credential,
-        signature=signature,
-    )
+    return replace(decoded, credential=user.credential, signature=user.sign(VOTE_DOMAIN + record))
 
 
 def decode_vote(data: bytes) -> Vote:
