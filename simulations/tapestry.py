@@ -3,7 +3,8 @@
 Node ids are strings of ``digits`` base-``base`` digits (hexadecimal by default). The
 neighbour map of node u has, for each level l and digit d, the node closest to u in
 network latency among those whose id starts with u's first l digits followed by d
-(u itself for its own digit). Routing toward a key resolves one digit per hop; an empty
+(u itself for its own digit; ``proximity=False`` picks a random one instead, to measure
+how much locality matters). Routing toward a key resolves one digit per hop; an empty
 entry is skipped with Tapestry's deterministic surrogate routing (try d, d+1, ... mod
 base), so every key has one root and the routes toward it form a tree.
 
@@ -35,7 +36,12 @@ class Tapestry:
     """Neighbour maps of ``len(latency)`` nodes with random ids (seeded)."""
 
     def __init__(
-        self, latency: np.ndarray, rng: np.random.Generator, base: int = 16, digits: int = 8
+        self,
+        latency: np.ndarray,
+        rng: np.random.Generator,
+        base: int = 16,
+        digits: int = 8,
+        proximity: bool = True,
     ) -> None:
         n = len(latency)
         if base < 2 or digits < 1 or base**digits < n:
@@ -43,6 +49,8 @@ class Tapestry:
         self.base = base
         self.digits = digits
         self.latency = latency
+        self.proximity = proximity
+        self._rng = rng
         self.ids = _unique_ids(rng, n, base, digits)
         self.table = self._build_table()
 
@@ -69,7 +77,10 @@ class Tapestry:
                 block = self.latency[np.ix_(members, members)]
                 for d in np.unique(digit[members]):
                     sub = digit[members] == d
-                    closest = np.argmin(block[:, sub], axis=1)
+                    if self.proximity:
+                        closest = np.argmin(block[:, sub], axis=1)
+                    else:  # sensitivity: ignore latency, any node with the prefix
+                        closest = self._rng.integers(0, int(sub.sum()), size=len(members))
                     table[members, level, d] = members[np.flatnonzero(sub)[closest]]
                     table[members[sub], level, d] = members[sub]  # own digit: itself
             prefix = prefix * base + digit

@@ -3,7 +3,8 @@
 On ``--topologies`` GT-ITM-style transit-stub topologies (5,050 routers, 400 ms
 diameter) with ``--placements`` random placements of ``--nodes`` overlay nodes each,
 a document is marked by a random ``mark rate`` share of the nodes (each publishes it,
-leaving path pointers); every other node queries for it. We report the probability that
+leaving path pointers; the marker sets of one document are nested across mark rates);
+every other node queries for it. We report the probability that
 the query succeeds within the TTL and the network distance it travelled, for
 
 * **Tapestry** (``simulations.tapestry``): hex digits, proximity neighbour maps,
@@ -54,6 +55,7 @@ class Config:
     max_ttl: int
     mark_rates: tuple[float, ...]
     base: int
+    proximity: bool
     overlays: tuple[str, ...]
     topo: dict
 
@@ -73,6 +75,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--kademlia-keys", type=int, default=None, help="keys per run (6)")
     parser.add_argument("--max-ttl", type=int, default=8, help="largest TTL (8)")
     parser.add_argument("--base", type=int, default=16, help="Tapestry digit base (16)")
+    parser.add_argument(
+        "--neighbours",
+        choices=("closest", "random"),
+        default="closest",
+        help="Tapestry neighbour map entries: closest in latency (default) or random",
+    )
     parser.add_argument(
         "--overlays", default="tapestry,kademlia", help="overlays to run (%(default)s)"
     )
@@ -158,7 +166,7 @@ def _tapestry_run(latency: np.ndarray, rng: np.random.Generator, cfg: Config) ->
     from simulations.tapestry import Tapestry, pointer_holders, walk
 
     digits = max(1, int(np.ceil(np.log(cfg.nodes) / np.log(cfg.base))) + 4)
-    overlay = Tapestry(latency, rng, base=cfg.base, digits=digits)
+    overlay = Tapestry(latency, rng, base=cfg.base, digits=digits, proximity=cfg.proximity)
     n = cfg.nodes
     acc = _empty(cfg)
     reach_sum = {c: np.zeros(cfg.max_ttl) for c in CONVENTIONS}
@@ -168,8 +176,9 @@ def _tapestry_run(latency: np.ndarray, rng: np.random.Generator, cfg: Config) ->
         _, cum = walk(routes, nobody, cfg.max_ttl)
         for c, v in _reach(cum, cfg).items():
             reach_sum[c] += v
+        order = rng.permutation(n)  # nested marker sets: higher rates add markers
         for r, rate in enumerate(cfg.mark_rates):
-            markers = rng.choice(n, max(1, round(rate * n)), replace=False)
+            markers = order[: max(1, round(rate * n))]
             holders = pointer_holders(routes, markers)
             found, cum = walk(routes, holders, cfg.max_ttl)
             queriers = np.ones(n, dtype=bool)
@@ -222,8 +231,9 @@ def _kademlia_run(latency: np.ndarray, rng: np.random.Generator, cfg: Config) ->
         for c, v in _reach(cum, cfg).items():
             reach_sum[c] += v
         starts = np.searchsorted(owner, np.arange(n + 1))
+        order = rng.permutation(n)
         for r, rate in enumerate(cfg.mark_rates):
-            markers = rng.choice(n, max(1, round(rate * n)), replace=False)
+            markers = order[: max(1, round(rate * n))]
             holders = np.zeros(n, dtype=bool)
             holders[markers] = True  # a publisher serves its own copy
             for m in markers:
@@ -267,6 +277,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
         max_ttl=args.max_ttl,
         mark_rates=MARK_RATES,
         base=args.base,
+        proximity=args.neighbours == "closest",
         overlays=overlays,
         topo=topo,
     )
