@@ -14,7 +14,10 @@ passed in (``now_ms``); only the command layer reads the system time.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,7 @@ from p2pspam.errors import InputError, ParameterError
 KEY_FILE = "authority.key"
 STATE_FILE = "state.json"
 REVOCATIONS_FILE = "revocations.bin"
+LOCK_FILE = ".lock"
 KEY_FORMAT = "p2pspam-authority-key/1"
 STATE_FORMAT = "p2pspam-authority-state/1"
 EXPORT_FORMAT = "p2pspam-authority/1"
@@ -141,7 +145,8 @@ class Authority:
         }
         replace_file(directory / STATE_FILE, dump_json(state), 0o600)
         authority = cls(directory, key)
-        authority._sign_revocations(now_ms)
+        with authority._changing():
+            authority._sign_revocations(now_ms)
         return authority
 
     @classmethod
@@ -176,6 +181,22 @@ class Authority:
     def _write_state(self) -> None:
         replace_file(self.directory / STATE_FILE, dump_json(self._state), 0o600)
 
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[dict[str, Any]]:
+        """Hold the directory's lock, re-read the state, and write it back on success:
+        two commands run at once never lose an entry or reuse a list sequence."""
+        try:
+            fd = os.open(self.directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise InputError(f"cannot lock {self.directory}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._state = self._read_state()
+            yield self._state
+            self._write_state()
+        finally:
+            os.close(fd)
+
     @property
     def private_key(self) -> Ed25519PrivateKey:
         """The authority's signing key."""
@@ -198,26 +219,27 @@ class Authority:
         ``user_id`` (a user may hold several; a revoked user gets none)."""
         check_user_id(user_id)
         check_days(days)
-        if user_id in self._state["revoked_users"]:
-            raise InputError(f"user {user_id!r} is revoked; choose another user id")
         user = new_user_key(self._key, user_id, now_ms, now_ms + days * DAY_MS)
         entry = {
             "public_key": user.credential.public_key.hex(),
             "not_before_ms": user.credential.not_before_ms,
             "not_after_ms": user.credential.not_after_ms,
         }
-        self._state["users"].setdefault(user_id, []).append(entry)
-        self._write_state()
+        with self._changing() as state:
+            if user_id in state["revoked_users"]:
+                raise InputError(f"user {user_id!r} is revoked; choose another user id")
+            state["users"].setdefault(user_id, []).append(entry)
         return user
 
     def revoke(self, user_id: str, now_ms: int) -> RevocationList:
         """Add ``user_id`` to the revocation list and sign a new list."""
-        if user_id not in self._state["users"]:
-            raise InputError(f"unknown user {user_id!r}: this authority never issued it")
-        if user_id in self._state["revoked_users"]:
-            raise InputError(f"user {user_id!r} is already revoked")
-        self._state["revoked_users"][user_id] = now_ms
-        return self._sign_revocations(now_ms)
+        with self._changing() as state:
+            if user_id not in state["users"]:
+                raise InputError(f"unknown user {user_id!r}: this authority never issued it")
+            if user_id in state["revoked_users"]:
+                raise InputError(f"user {user_id!r} is already revoked")
+            state["revoked_users"][user_id] = now_ms
+            return self._sign_revocations(now_ms)
 
     def users(self) -> list[dict[str, Any]]:
         """Return one row per issued user: user_id, credentials, latest expiry, revoked_ms."""
@@ -239,24 +261,25 @@ class Authority:
         self, node_name: str, node_id: bytes, public_key: bytes, not_after_ms: int
     ) -> None:
         """Remember a peer credential issued for ``node_name``."""
-        if node_name in self._state["revoked_peers"]:
-            raise InputError(f"peer {node_name!r} is revoked; choose another node name")
         entry = {
             "node_id": node_id.hex(),
             "public_key": public_key.hex(),
             "not_after_ms": not_after_ms,
         }
-        self._state["peers"].setdefault(node_name, []).append(entry)
-        self._write_state()
+        with self._changing() as state:
+            if node_name in state["revoked_peers"]:
+                raise InputError(f"peer {node_name!r} is revoked; choose another node name")
+            state["peers"].setdefault(node_name, []).append(entry)
 
     def revoke_peer(self, node_name: str, now_ms: int) -> RevocationList:
         """Revoke every node id issued to ``node_name`` and sign a new list."""
-        if node_name not in self._state["peers"]:
-            raise InputError(f"unknown peer {node_name!r}: this authority never issued it")
-        if node_name in self._state["revoked_peers"]:
-            raise InputError(f"peer {node_name!r} is already revoked")
-        self._state["revoked_peers"][node_name] = now_ms
-        return self._sign_revocations(now_ms)
+        with self._changing() as state:
+            if node_name not in state["peers"]:
+                raise InputError(f"unknown peer {node_name!r}: this authority never issued it")
+            if node_name in state["revoked_peers"]:
+                raise InputError(f"peer {node_name!r} is already revoked")
+            state["revoked_peers"][node_name] = now_ms
+            return self._sign_revocations(now_ms)
 
     def peers(self) -> list[dict[str, Any]]:
         """Return one row per issued peer: node_name, node_ids, latest expiry, revoked_ms."""
@@ -273,6 +296,7 @@ class Authority:
     # -- revocations and export -----------------------------------------------------------
 
     def _sign_revocations(self, now_ms: int) -> RevocationList:
+        """Sign the next revocation list (call with the lock held, in ``_changing``)."""
         nodes = {
             bytes.fromhex(e["node_id"])
             for name in self._state["revoked_peers"]
@@ -286,7 +310,6 @@ class Authority:
         # sequence later, never reuses a sequence for a different published list.
         replace_file(self.directory / REVOCATIONS_FILE, signed.encode(), 0o644)
         self._state["sequence"] = sequence
-        self._write_state()
         return signed
 
     def revocations(self) -> bytes:

@@ -241,3 +241,15 @@ def test_revoke_peer_lists_its_node_id(authority_dir, tmp_path):
     main(["authority", "export", "--dir", str(authority_dir), "--out", str(export)])
     revocations = decode_revocations(load_authority_export(export).revocations)
     assert load_peer_key(out).node_id in revocations.nodes
+
+
+def test_two_authority_sessions_at_once_lose_no_user_and_reuse_no_sequence(authority_dir):
+    from p2pspam.auth.authority import Authority
+
+    first, second = Authority.open(authority_dir), Authority.open(authority_dir)
+    first.issue("alice", 1, 1_000)
+    second.issue("bob", 1, 1_000)
+    lists = [first.revoke("alice", 2_000), second.revoke("bob", 3_000)]
+    assert [row["user_id"] for row in Authority.open(authority_dir).users()] == ["alice", "bob"]
+    assert lists[1].sequence == lists[0].sequence + 1
+    assert lists[1].users == {"alice", "bob"}
