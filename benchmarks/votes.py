@@ -7,7 +7,8 @@ msgpack parsing, no signature). Measured paths:
 - ``verify``: a new vote by a known user (credential signature cached, as in steady state);
 - ``verify, new credential``: a user's first vote at this peer (two signature checks);
 - ``re-verify stored``: a vote the peer verified before (serving a tally);
-- ``ingest``: verify + rate limit + tally update, the path of an incoming vote, in votes/s.
+- ``ingest``: verify + rate limit + tally update, the path of an incoming vote, in votes/s
+  (median over chunks of 100 votes).
 
     .venv/bin/python benchmarks/votes.py                  # 3,000 votes, seed 1
     .venv/bin/python benchmarks/votes.py --votes 500 --seed 7 --json
@@ -39,6 +40,7 @@ NOW = 1_700_000_000_000
 YEAR = 365 * 86_400_000
 VERIFY_BAR_MS = 0.2
 INGEST_BAR = 1000
+INGEST_CHUNK = 100
 
 
 def make_votes(count: int, users: int, seed: int) -> tuple[bytes, list[bytes], list[bytes]]:
@@ -107,13 +109,19 @@ def main() -> None:
     cold = per_call_ms(first, lambda d: verifier.verify(d, now))
     stored = per_call_ms(repeat, lambda d: verifier.verify(d, now, replica=True))
 
+    # Ingest in chunks and keep the median chunk rate: the machine is shared, and one
+    # long timing would mostly measure other processes.
     ingest_verifier = RateLimitedVerifier(VoteVerifier(authority), VoteRateLimiter(10**6))
     tallies: dict[bytes, LiveVotes] = {}
-    start = time.perf_counter()
-    for data in repeat:
-        vote = ingest_verifier.verify(data, now)
-        tallies.setdefault(vote.guid, LiveVotes()).add(vote)
-    ingest_rate = len(repeat) / (time.perf_counter() - start)
+    rates = []
+    for start in range(0, len(repeat), INGEST_CHUNK):
+        chunk = repeat[start : start + INGEST_CHUNK]
+        began = time.perf_counter()
+        for data in chunk:
+            vote = ingest_verifier.verify(data, now)
+            tallies.setdefault(vote.guid, LiveVotes()).add(vote)
+        rates.append(len(chunk) / (time.perf_counter() - began))
+    ingest_rate = statistics.median(rates)
 
     figures = {
         "votes": args.votes,

@@ -253,3 +253,29 @@ def test_two_authority_sessions_at_once_lose_no_user_and_reuse_no_sequence(autho
     assert [row["user_id"] for row in Authority.open(authority_dir).users()] == ["alice", "bob"]
     assert lists[1].sequence == lists[0].sequence + 1
     assert lists[1].users == {"alice", "bob"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{}",
+        b'{"format": "p2pspam-authority/1", "public_key": "AAAA"}',
+        b'{"format": "p2pspam-authority/1", "public_key": "'
+        + b"A" * 43
+        + b'=", "revocations": "AAAA"}',
+    ],
+)
+def test_a_malformed_authority_file_is_a_clear_error(tmp_path, content):
+    from p2pspam.errors import InputError
+
+    path = tmp_path / "authority.json"
+    path.write_bytes(content)
+    with pytest.raises(InputError):
+        load_authority_export(path)
+
+
+def test_a_peer_started_without_an_authority_file_gets_a_clear_error(tmp_path):
+    from p2pspam.errors import InputError
+
+    with pytest.raises(InputError, match="does not exist"):
+        load_authority_export(tmp_path / "missing.json")
