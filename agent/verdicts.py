@@ -1,7 +1,7 @@
 """From check replies to verdicts: which match counts and what its votes say (pure).
 
 A message is checked under every configured scheme. Under one scheme, a match whose
-votes the policy (``p2pspam.auth.policy.Policy``) decides "spam" — or the built-in
+votes the policy (the rule of ``p2pspam.auth.policy.Policy``) decides "spam" — or the built-in
 self-test object — makes the message spam; otherwise a match decided "ham" makes it
 ham; a match with no live vote, or no match at all, leaves it clean. Across schemes the
 strongest outcome wins (spam > ham > clean); a message no scheme could fingerprint
@@ -118,20 +118,36 @@ def parse_matches(result: Any) -> list[Match]:
     return matches
 
 
-def make_policy(min_votes: int, ratio: float) -> Any:
-    """The vote-decision policy of the identities layer."""
-    from p2pspam.auth.policy import Policy
+@dataclass(frozen=True, slots=True)
+class VotePolicy:
+    """The decision rule of ``p2pspam.auth.policy.Policy`` (section 5.2 of the paper):
+    "spam" when ``spam >= min_votes`` and ``spam >= ratio * (spam + ham)``, else "ham"
+    when there is a ham vote, else "unknown".
 
-    return Policy(min_votes=min_votes, ratio=ratio)
+    Restated here because importing ``p2pspam.auth.policy`` loads the whole vote
+    verifier (cryptography), which alone costs a quarter of ``agent filter``'s start-up
+    budget; ``tests/agent/test_agent_verdicts.py`` checks the two agree on every tally."""
+
+    min_votes: int = 1
+    ratio: float = 0.5
+
+    def decide(self, spam: int, ham: int) -> str:
+        """ "spam", "ham" or "unknown" for a tally of live votes."""
+        if spam >= self.min_votes and spam >= self.ratio * (spam + ham):
+            return "spam"
+        return "ham" if ham > 0 else "unknown"
 
 
-def decide_match(match: Match, policy: Any) -> str:
+def make_policy(min_votes: int, ratio: float) -> VotePolicy:
+    """The vote-decision policy for the configured ``min_votes`` and ``ratio``."""
+    return VotePolicy(min_votes=min_votes, ratio=ratio)
+
+
+def decide_match(match: Match, policy: VotePolicy) -> str:
     """spam / ham / clean for one match under ``policy``."""
     if match.selftest:
         return SPAM
-    from p2pspam.auth.tally import TallySummary
-
-    decision = policy.decide(TallySummary(match.spam, match.ham, match.voters, match.last_vote_ms))
+    decision = policy.decide(match.spam, match.ham)
     return {"spam": SPAM, "ham": HAM}.get(decision, CLEAN)
 
 
