@@ -1,8 +1,8 @@
 """``p2pspam authority``: the central authority that issues and revokes identities.
 
 Subcommands: ``init``, ``issue USER``, ``revoke USER``, ``export``, ``list``,
-``issue-peer NODE_NAME``, ``revoke-peer NODE_NAME``; each takes ``--dir D`` (default: the
-``authority`` directory in the user's data directory).
+``issue-peer NODE_NAME``, ``revoke-peer NODE_NAME``, ``push HOST:PORT...``; each takes
+``--dir D`` (default: the ``authority`` directory in the user's data directory).
 """
 
 from __future__ import annotations
@@ -51,6 +51,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=None, help="credential file (default NODE.peer)")
     p = add("revoke-peer", "revoke a peer and sign a new revocation list", _revoke_peer)
     p.add_argument("node_name", metavar="NODE_NAME")
+    p = add("push", "send the current revocation list to peers (they gossip it on)", _push)
+    p.add_argument(
+        "peers", nargs="+", metavar="HOST:PORT", help="a peer's agent API (default port 8469)"
+    )
+    p.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        help="take the list from this file (written by 'authority export') instead of --dir",
+    )
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per peer (default 10)")
 
 
 def _now_ms() -> int:
@@ -161,6 +172,44 @@ def _peer(args: argparse.Namespace) -> int:
     write_peer_key(out, peer)
     print(f"issued peer {args.node_name} node id {peer.node_id.hex()}: {out} (mode 0600)")
     return 0
+
+
+def _push(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from p2pspam.auth.authority import Authority, load_authority_export
+    from p2pspam.auth.revocation import decode_revocations
+    from p2pspam.errors import InputError
+    from p2pspam.peer.config import DEFAULT_API_PORT, parse_hostport
+    from p2pspam.peer.localnet import api_call
+
+    if args.export is not None:
+        signed = load_authority_export(args.export).revocations
+        if signed is None:
+            raise InputError(f"{args.export} holds no revocation list")
+    else:
+        signed = Authority.open(_directory(args)).revocations()
+    sequence = decode_revocations(signed).sequence
+    addresses = [parse_hostport(p, DEFAULT_API_PORT, "peer", resolve=True) for p in args.peers]
+    failures = 0
+    for text, address in zip(args.peers, addresses, strict=True):
+        try:
+            reply = asyncio.run(
+                api_call(address, "revocations", {"list": signed}, timeout=args.timeout)
+            )
+        except (OSError, TimeoutError, ConnectionError) as exc:
+            failures += 1
+            print(f"p2pspam: {text}: cannot reach the peer ({exc})", file=sys.stderr)
+            continue
+        if not reply.get("ok"):
+            failures += 1
+            error = reply.get("error") or {}
+            print(f"p2pspam: {text}: refused: {error.get('message', error)}", file=sys.stderr)
+        elif reply["result"].get("accepted"):
+            print(f"{text}: adopted revocation list {sequence}")
+        else:
+            print(f"{text}: already has revocation list {sequence} or a newer one")
+    return 2 if failures else 0
 
 
 def _revoke_peer(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ One network serves every test of this module (starting it is the slow part)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from dataclasses import replace
 from typing import Any
@@ -252,3 +253,37 @@ def test_every_rejection_reason_is_applied_by_storing_peers(world):
         before = world.counters(reason, exclude=2)
         tamper_and_store(world, 2, carrier, data)
         assert world.counters(reason, exclude=2) > before, reason
+
+
+def test_authority_push_hands_a_newer_list_to_a_peer_and_the_network_adopts_it(world, tmp_path):
+    from p2pspam.auth.authority import AuthorityExport
+
+    campaign = message("casino")
+    trudy = world.user("trudy")
+    assert world.publish(4, vote(trudy, campaign).encode())["ok"]
+    assert counts(world.tally(11, campaign)) == tally(1, 0)
+    signed = sign_revocations(world.authority, 2, now_ms(), {REVOKED, "trudy"}).encode()
+    export = tmp_path / "authority.json"
+    export.write_bytes(AuthorityExport(world.public_key, signed).to_bytes())
+    host, port = world.net.peers[6].api_address
+
+    async def push() -> tuple[int, bytes]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "p2pspam.cli",
+            "authority",
+            "push",
+            f"{host}:{port}",
+            "--export",
+            str(export),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        out, _ = await process.communicate()
+        while not all(p.verifier.is_revoked("trudy") for p in world.net.peers):
+            await asyncio.sleep(0.05)
+        return process.returncode, out
+
+    code, out = world.run(push(), timeout=60)
+    assert code == 0 and b"adopted revocation list 2" in out
+    assert counts(world.tally(11, campaign)) == tally(0, 0)
