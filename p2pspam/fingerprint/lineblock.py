@@ -38,6 +38,7 @@ HEADER = "X-P2PSpam-Bulk"
 _PREFIX = b"p2pspam/lineblock/1\0"
 _COUNTER = np.uint16
 _COUNTER_MAX = np.iinfo(_COUNTER).max
+_MASK64 = (1 << 64) - 1
 
 
 def text_blocks(text: str, max_words: int = DEFAULT_MAX_WORDS) -> list[str]:
@@ -68,20 +69,16 @@ def message_blocks(raw: bytes, max_words: int = DEFAULT_MAX_WORDS) -> list[str]:
 
 
 def block_indexes(blocks: Sequence[str], hashes: int, size: int) -> np.ndarray:
-    """Return the k counter indexes of each distinct block, shape (blocks, k): with
-    SHA-256(prefix + block) = a | b | ..., index_i = (a + i * (b | 1)) mod size."""
-    if not blocks:
-        return np.empty((0, hashes), dtype=np.int64)
-    a = np.empty(len(blocks), dtype=np.uint64)
-    b = np.empty(len(blocks), dtype=np.uint64)
-    for n, block in enumerate(blocks):
+    """Return the k counter indexes of each block, shape (blocks, k): with SHA-256(prefix +
+    block) = a | b | ... (8-byte big-endian words) and b' = b | 1,
+    index_i = ((a + i * b') mod 2^64) mod size."""
+    rows = []
+    for block in blocks:
         digest = hashlib.sha256(_PREFIX + block.encode("utf-8")).digest()
-        a[n] = int.from_bytes(digest[:8], "big")
-        b[n] = int.from_bytes(digest[8:16], "big") | 1
-    steps = np.arange(hashes, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        mixed = a[:, None] + steps[None, :] * b[:, None]
-    return (mixed % np.uint64(size)).astype(np.int64)
+        a = int.from_bytes(digest[:8], "big")
+        b = int.from_bytes(digest[8:16], "big") | 1
+        rows.append([((a + i * b) & _MASK64) % size for i in range(hashes)])
+    return np.array(rows, dtype=np.int64).reshape(len(blocks), hashes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,27 +145,26 @@ class BulkDetector:
             self.epochs[row] = epoch
         self.latest_epoch = epoch
 
-    def _live_rows(self) -> np.ndarray:
+    def _live_rows(self) -> list[int]:
         oldest = self.latest_epoch - self.config.slots + 1
-        return np.flatnonzero(self.epochs >= oldest)
+        return [row for row, epoch in enumerate(self.epochs.tolist()) if epoch >= oldest]
 
     def observe_blocks(self, blocks: Sequence[str], now_ms: int) -> BulkResult:
         """Score the blocks of one message against what was seen, then count them."""
         self._advance(now_ms)
         distinct = list(dict.fromkeys(blocks))
         indexes = block_indexes(distinct, self.config.hashes, self.config.size)
-        live = self._live_rows()
-        seen = np.zeros(len(distinct), dtype=bool)
-        if len(distinct) and len(live):
-            counts = self.counters[live][:, indexes].sum(axis=0, dtype=np.int64)
-            seen = counts.min(axis=1) > 0
-        seen_blocks = {b for b, s in zip(distinct, seen.tolist(), strict=True) if s}
+        flat = indexes.ravel()
+        counts = np.zeros(len(flat), dtype=np.int64)
+        for row in self._live_rows():
+            counts += self.counters[row].take(flat)
+        seen = (counts.reshape(indexes.shape).min(axis=1) > 0).tolist() if distinct else []
+        seen_blocks = {b for b, s in zip(distinct, seen, strict=True) if s}
         matched = sum(1 for b in blocks if b in seen_blocks)
         total = len(blocks)
-        row = self.latest_epoch % self.config.slots
-        flat = np.unique(indexes.ravel())
-        current = self.counters[row]
-        current[flat] = np.minimum(current[flat].astype(np.int64) + 1, _COUNTER_MAX)
+        current = self.counters[self.latest_epoch % self.config.slots]
+        # an index listed twice gets the same new value twice: it is counted once
+        current[flat] = np.minimum(current[flat], _COUNTER_MAX - 1) + 1
         percent = (100 * matched) // total if total else 0
         alert = total > 0 and 100 * matched >= self.config.alert_pct * total
         return BulkResult(total, matched, percent, alert)
