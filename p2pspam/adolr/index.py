@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 
 from p2pspam.adolr.keys import feature_key
 from p2pspam.adolr.query import DEFAULT_MAX_GUIDS, Match, evaluate
@@ -32,11 +31,6 @@ from p2pspam.adolr.records import (
     published_entry,
     tombstone_entry,
 )
-
-
-@lru_cache(maxsize=1 << 16)
-def _key(namespace: str, feature: int) -> bytes:
-    return feature_key(namespace, feature)
 
 
 class ApproxIndex:
@@ -106,7 +100,7 @@ class ApproxIndex:
         """Return feature -> feature object for those of ``features`` held here."""
         out = {}
         for f in features:
-            obj = self.get_feature_object(_key(namespace, f))
+            obj = self.get_feature_object(feature_key(namespace, f))
             if obj is not None:
                 out[f] = obj
         return out
@@ -131,7 +125,7 @@ class ApproxIndex:
         Return how many feature objects were updated."""
         entry = published_entry(guid, vector.namespace, vector.features, now_ms, ttl_ms)
         for f in entry.features:
-            self.add_entry(_key(entry.namespace, f), entry)
+            self.add_entry(feature_key(entry.namespace, f), entry)
         self.put_record(new_record(guid, entry.namespace, entry.features, now_ms, ttl_ms, votes))
         return len(entry.features)
 
@@ -140,7 +134,7 @@ class ApproxIndex:
         each feature object of ``vector``. Return how many feature objects were updated."""
         entry = tombstone_entry(guid, vector.namespace, vector.features, now_ms, ttl_ms)
         for f in entry.features:
-            self.add_entry(_key(entry.namespace, f), entry)
+            self.add_entry(feature_key(entry.namespace, f), entry)
         return len(entry.features)
 
     def route_approx(

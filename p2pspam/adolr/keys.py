@@ -7,6 +7,7 @@ never share a key. An object's key is its GUID (already a 160-bit hash)."""
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 from p2pspam.errors import ParameterError
 from p2pspam.fingerprint.vector import GUID_BYTES
@@ -42,13 +43,19 @@ def check_feature(feature: int) -> int:
     return feature
 
 
+@lru_cache(maxsize=256)
+def _namespace_hash(namespace: str) -> hashlib._Hash:
+    return hashlib.sha256(_PREFIX + check_namespace(namespace) + b"\0")
+
+
 def feature_key(namespace: str, feature: int) -> bytes:
     """Return the 20-byte DHT key of ``feature`` in ``namespace``: the first 160 bits of
     SHA-256(b"p2pspam/feature\\0" + namespace UTF-8 + b"\\0" + feature as 8 big-endian bytes)."""
-    ns = check_namespace(namespace)
-    value = check_feature(feature)
-    digest = hashlib.sha256(_PREFIX + ns + b"\0" + value.to_bytes(8, "big")).digest()
-    return digest[:KEY_BYTES]
+    if type(namespace) is not str:
+        raise ParameterError(f"namespace must be a non-empty string, got {namespace!r}")
+    h = _namespace_hash(namespace).copy()
+    h.update(check_feature(feature).to_bytes(8, "big"))
+    return h.digest()[:KEY_BYTES]
 
 
 def object_key(guid: bytes) -> bytes:

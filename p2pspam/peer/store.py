@@ -23,7 +23,6 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from p2pspam.adolr.keys import KEY_BYTES, feature_key
@@ -136,11 +135,6 @@ WHERE (excluded.expires, excluded.host, excluded.port) > (expires, host, port)
 """
 
 _ENTRY_COLUMNS = "guid, namespace, features, first_seen, last_seen, expires, removed"
-
-
-@lru_cache(maxsize=1 << 16)
-def _key(namespace: str, feature: int) -> bytes:
-    return feature_key(namespace, feature)
 
 
 def _entry(row: tuple) -> FeatureEntry:
@@ -338,7 +332,7 @@ class Store:
         """Return feature -> feature object for those of ``features`` held here."""
         out = {}
         for f in features:
-            obj = self.get_feature_object(_key(namespace, f))
+            obj = self.get_feature_object(feature_key(namespace, f))
             if obj is not None:
                 out[f] = obj
         return out
@@ -383,7 +377,7 @@ class Store:
         record = new_record(guid, entry.namespace, entry.features, now_ms, ttl_ms, votes)
         with self.transaction():
             for f in entry.features:
-                self._add_entry(_key(entry.namespace, f), entry)
+                self._add_entry(feature_key(entry.namespace, f), entry)
             self._put_record(record)
         return len(entry.features)
 
@@ -393,7 +387,7 @@ class Store:
         entry = tombstone_entry(guid, vector.namespace, vector.features, now_ms, ttl_ms)
         with self.transaction():
             for f in entry.features:
-                self._add_entry(_key(entry.namespace, f), entry)
+                self._add_entry(feature_key(entry.namespace, f), entry)
         return len(entry.features)
 
     def route_approx(
