@@ -1,11 +1,16 @@
 """``p2pspam agent bulk``: score messages with the online line-block bulk detector (Verma &
 Dhar 2014) as a mail server sees them: for each, the percentage of its line blocks already
 seen in the recent time slots; at the alert level or above it is bulk. The detector's
-counters can be kept in a state file between runs (it holds counts, never content)."""
+counters can be kept in a state file between runs (it holds counts, never content).
+
+For ``agent filter``: ``with bulk_state(path) as detector:`` loads the state under a file
+lock and saves it back; ``detector.observe_message(raw, now_ms)`` scores one message and
+``p2pspam.fingerprint.lineblock.bulk_header(result)`` is the header to add."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
 
@@ -47,20 +52,24 @@ def _config_overrides(args: argparse.Namespace) -> dict[str, int]:
     return {k: v for k, v in pairs.items() if v is not None}
 
 
-def _load(path: Path | None, overrides: dict[str, int]):  # -> BulkDetector
+def load_detector(path: Path | None, overrides: dict[str, int] | None = None):
+    """Return the detector saved at ``path`` (a new one when there is none), refusing
+    ``overrides`` of its configuration that differ from the saved one."""
     import dataclasses
+    import zipfile
 
     import numpy as np
 
     from p2pspam.errors import InputError, ParameterError
     from p2pspam.fingerprint.lineblock import BulkConfig, BulkDetector
 
+    overrides = overrides or {}
     if path is None or not path.exists():
         return BulkDetector(BulkConfig(**overrides))
     try:
         with np.load(path, allow_pickle=False) as data:
             detector = BulkDetector.from_state({k: data[k] for k in data.files})
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise InputError(f"{path}: not a bulk detector state file ({exc})") from None
     current = dataclasses.asdict(detector.config)
     changed = {k: v for k, v in overrides.items() if current[k] != v}
@@ -72,7 +81,8 @@ def _load(path: Path | None, overrides: dict[str, int]):  # -> BulkDetector
     return detector
 
 
-def _save(path: Path, detector) -> None:
+def save_detector(path: Path, detector) -> None:
+    """Write the detector's counters to ``path`` atomically (a temporary file, renamed)."""
     import os
 
     import numpy as np
@@ -81,6 +91,22 @@ def _save(path: Path, detector) -> None:
     with tmp.open("wb") as handle:
         np.savez_compressed(handle, **detector.state())
     os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def bulk_state(path: Path | None, overrides: dict[str, int] | None = None):
+    """Load the detector at ``path`` under an exclusive lock (``path.lock``), yield it,
+    and save it back: for ``agent filter``, which runs once per delivered message."""
+    import fcntl
+
+    if path is None:
+        yield load_detector(None, overrides)
+        return
+    with path.with_name(path.name + ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        detector = load_detector(path, overrides)
+        yield detector
+        save_detector(path, detector)
 
 
 def _message_time_ms(raw: bytes, fallback_ms: int) -> int:
@@ -98,16 +124,14 @@ def _message_time_ms(raw: bytes, fallback_ms: int) -> int:
     return max(0, int(when.timestamp() * 1000))
 
 
-def run(args: argparse.Namespace) -> int:
-    """Score the inputs in order; exit 2 when an input was unreadable, else 0."""
+def _score_all(detector, args: argparse.Namespace) -> tuple[int, int, int]:
+    """Score every message of the inputs; return (unreadable, bulk, scored)."""
     import json
     import sys
     import time
 
     from p2pspam.mailio import Unreadable, iter_messages
 
-    state = Path(args.state) if args.state else None
-    detector = _load(state, _config_overrides(args))
     failures = alerts = seen = 0
     for item in iter_messages(args.inputs):
         if isinstance(item, Unreadable):
@@ -132,8 +156,16 @@ def run(args: argparse.Namespace) -> int:
         else:
             mark = "BULK" if result.alert else "-"
             print(f"{result.percent:3d}%\t{result.matched}/{result.blocks}\t{mark}\t{item.source}")
-    if state is not None:
-        _save(state, detector)
+    return failures, alerts, seen
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score the inputs in order; exit 2 when an input was unreadable, else 0."""
+    import sys
+
+    state = Path(args.state) if args.state else None
+    with bulk_state(state, _config_overrides(args)) as detector:
+        failures, alerts, seen = _score_all(detector, args)
     if not args.json:
         print(f"{alerts} of {seen} messages are bulk", file=sys.stderr)
     return 2 if failures else 0
