@@ -122,5 +122,5 @@ class Replicas(RuleBasedStateMachine):
                 assert other.get_pointers(key) == expected
 
 
-Replicas.TestCase.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
+Replicas.TestCase.settings = settings(max_examples=40, stateful_step_count=40, deadline=None)
 TestReplicasConverge = Replicas.TestCase
