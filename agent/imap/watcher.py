@@ -76,6 +76,7 @@ class Watcher:
         self.network = network
         self.clock = clock or (lambda: int(time.time() * 1000))
         self.account = f"{settings.user}@{settings.host}:{settings.port}"
+        self.retry_delays: list[float] = []  # the back-off waits so far, in seconds
 
     def connect(self) -> IMAPClient:
         """Open an authenticated IMAP session (creating the Junk folder if missing)."""
@@ -212,6 +213,7 @@ class Watcher:
             finally:
                 if imap is not None:
                     _close(imap)
+            self.retry_delays.append(backoff)
             stop.wait(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)
 

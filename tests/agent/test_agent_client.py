@@ -9,10 +9,20 @@ from typing import Any
 import msgpack
 import pytest
 import trio
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent.blocking import BlockingClient
 from agent.client import AgentClient
-from agent.wire import MAX_FRAME, AgentError, new_unpacker, parse_address
+from agent.wire import (
+    MAX_FRAME,
+    AgentError,
+    ProtocolError,
+    feed,
+    new_unpacker,
+    parse_address,
+    parse_reply,
+)
 
 Handler = Callable[[trio.SocketStream, dict[str, Any]], Awaitable[bool]]
 
@@ -302,3 +312,29 @@ def test_malformed_peer_addresses_are_refused(spec: str) -> None:
 def test_peer_addresses_parse_with_ipv6_brackets() -> None:
     assert parse_address("[::1]:7301") == ("::1", 7301)
     assert parse_address("peer.example:7301") == ("peer.example", 7301)
+
+
+@given(st.lists(st.binary(max_size=300), max_size=8))
+def test_any_bytes_from_a_peer_give_replies_or_a_protocol_error(chunks: list[bytes]) -> None:
+    unpacker = new_unpacker()
+    try:
+        for chunk in chunks:
+            for reply in feed(unpacker, chunk):
+                assert isinstance(reply.id, int) and isinstance(reply.ok, bool)
+    except ProtocolError:
+        pass
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=20) | st.binary(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+        max_leaves=20,
+    )
+)
+def test_any_decoded_message_is_a_valid_reply_or_a_protocol_error(obj: object) -> None:
+    try:
+        reply = parse_reply(obj)
+    except ProtocolError:
+        return
+    assert reply.ok or isinstance(reply.error, AgentError)

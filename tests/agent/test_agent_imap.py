@@ -243,3 +243,64 @@ def test_a_wrong_password_is_a_clear_error(
     result = run_agent(*args)
     assert result.returncode == 2
     assert b"authentication" in result.stderr.lower() or b"login" in result.stderr.lower()
+
+
+def test_mail_that_arrives_while_the_peers_are_down_is_checked_once_they_are_back(
+    mailbox: Mailbox, other: Mailbox, tmp_path: Path
+) -> None:
+    from p2pspam.errors import P2PSpamError
+
+    original, edited = campaign(f"imap-8-{tmp_path.name}")
+    mailbox.scan()
+    other.scan()
+    mailbox.deliver(original, "Junk")
+    mailbox.scan()
+    other.deliver(edited)
+    working = other.config
+    other.config = replace(working, peers=("127.0.0.1:1",), connect_timeout=0.5)
+    with pytest.raises(P2PSpamError):
+        other.scan()
+    assert len(other.uids("INBOX")) == 1  # untouched, and not marked as processed
+    other.config = working
+    other.scan()
+    assert len(other.uids("Junk")) == 1
+
+
+def test_the_watcher_reconnects_with_back_off_after_connection_failures(
+    mailbox: Mailbox,
+) -> None:
+    import socket
+
+    attempts: list[float] = []
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    port = listener.getsockname()[1]
+
+    def hang_up() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            attempts.append(time.monotonic())
+            conn.close()  # no IMAP greeting: a broken server
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    watcher = Watcher(
+        replace(mailbox.settings(), port=port),
+        WatcherState(mailbox.state_path),
+        PeerNetwork(mailbox.config, load_user(mailbox.config)),
+    )
+    stop = threading.Event()
+    thread = threading.Thread(target=watcher.run, args=(stop,), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while len(attempts) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    stop.set()
+    thread.join(10)
+    listener.close()
+    assert not thread.is_alive()
+    assert len(attempts) >= 3
+    assert watcher.retry_delays[:2] == [1.0, 2.0]
