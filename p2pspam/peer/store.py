@@ -329,12 +329,25 @@ class Store:
     def feature_objects_for(
         self, namespace: str, features: Iterable[int]
     ) -> dict[int, FeatureObject]:
-        """Return feature -> feature object for those of ``features`` held here."""
-        out = {}
-        for f in features:
-            obj = self.get_feature_object(feature_key(namespace, f))
-            if obj is not None:
-                out[f] = obj
+        """Return feature -> feature object for those of ``features`` held here (two
+        queries whatever the number of features)."""
+        by_key = {feature_key(namespace, f): f for f in features}
+        if not by_key:
+            return {}
+        marks = ",".join("?" * len(by_key))
+        keys = list(by_key)
+        out: dict[int, FeatureObject] = {}
+        for key, sketch, expires in self._db.execute(
+            f"SELECT key, sketch, expires FROM boilerplate WHERE key IN ({marks})", keys
+        ):
+            out[by_key[key]] = FeatureObject({}, _split_sketch(sketch), expires)
+        entries: dict[bytes, dict[bytes, FeatureEntry]] = {}
+        for row in self._db.execute(
+            f"SELECT key, {_ENTRY_COLUMNS} FROM feature_entries WHERE key IN ({marks})", keys
+        ):
+            entries.setdefault(row[0], {})[row[1]] = _entry(row[1:])
+        for key, held in entries.items():
+            out[by_key[key]] = FeatureObject(held)
         return out
 
     def iter_feature_keys(
