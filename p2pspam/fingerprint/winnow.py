@@ -15,7 +15,7 @@ that numbering depends on the collection, so two agents would disagree. A 64-bit
 cryptographic hash of the pair keeps the "pair -> hash" property across agents.
 
 As a network scheme the vector is the ``count`` smallest distinct fingerprints (a bottom-k
-sample of the winnowed set, so it estimates resemblance), and THRES = ``count`` / 2.
+sample of the winnowed set, so it estimates resemblance), and THRES = ⌈5 * count / 8⌉.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def bottom(prints: Iterable[int], count: int) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class WinnowScheme:
-    """Winnowed word pairs: the ``count`` smallest fingerprints, THRES = count / 2."""
+    """Winnowed word pairs: the ``count`` smallest fingerprints, THRES = ⌈5 count / 8⌉."""
 
     window: int = DEFAULT_WINDOW
     count: int = DEFAULT_COUNT
@@ -178,8 +178,9 @@ class WinnowScheme:
 
     @property
     def default_thres(self) -> int:
-        """Half the sample: a bottom-k sample shares about resemblance * N values."""
-        return max(1, self.count // 2)
+        """Five eighths of the sample, rounded up: a bottom-k sample shares about
+        resemblance * N values, and newsletters sharing a footer reach N / 2."""
+        return max(1, -(-5 * self.count // 8))
 
     def vector(self, body: CanonicalBody) -> FeatureVector:
         """Return the feature vector of a canonical body."""

@@ -128,9 +128,10 @@ def test_agent_dedup_refuses_a_threshold_outside_zero_to_one(tmp_path):
     assert "--threshold" in done.stderr
 
 
-def test_network_scheme_is_the_bottom_n_with_thres_half_of_n():
+def test_network_scheme_is_the_bottom_n_with_thres_five_eighths_of_n():
     scheme = get_scheme("winnow", N=8)
-    assert scheme == WinnowScheme(3, 8) and scheme.default_thres == 4
+    assert scheme == WinnowScheme(3, 8) and scheme.default_thres == 5
+    assert get_scheme("winnow").default_thres == 10
     text = " ".join(f"word{i}" for i in range(100))
     vector = scheme.vector(CanonicalBody(text))
     assert list(vector.features) == sorted(fingerprints(text))[:8]
