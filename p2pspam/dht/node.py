@@ -347,13 +347,19 @@ class AdolrNode:
             await asyncio.gather(*(ask(n, a) for n, a in batch))
         return lookup
 
-    async def _node_lookup(self, key: bytes, k: int | None = None) -> list[tuple[int, Address]]:
-        """The ``k`` (default ``replicas``) live nodes closest to ``key``, and the lookup."""
-        lookup = await self._find_nodes(key, k)
-        return lookup.closest()
+    @property
+    def window(self) -> int:
+        """How many closest nodes a lookup tracks: ``max(ksize, replicas)`` (a lookup
+        narrower than the routing buckets misses the true closest nodes)."""
+        return max(self.config.ksize, self.config.replicas)
 
-    async def _find_nodes(self, key: bytes, k: int | None = None) -> Lookup[Address]:
-        k = k or self.config.replicas
+    async def _node_lookup(self, key: bytes) -> list[tuple[int, Address]]:
+        """The ``replicas`` live nodes closest to ``key``."""
+        lookup = await self._find_nodes(key)
+        return lookup.closest(self.config.replicas)
+
+    async def _find_nodes(self, key: bytes) -> Lookup[Address]:
+        k = self.window
         lookup: Lookup[Address] = Lookup(
             _int_id(key),
             self._seeds(key),
@@ -394,10 +400,17 @@ class AdolrNode:
         return sum(acks)
 
     async def _publish_feature(
-        self, key: bytes, obj: FeatureObject, record: ObjectRecord | None, pointers: bool
+        self,
+        key: bytes,
+        obj: FeatureObject,
+        record: ObjectRecord | None,
+        pointers: bool,
+        wide: bool = False,
     ) -> int:
         lookup = await self._find_nodes(key)
-        closest = lookup.closest()
+        # Tombstones go to the whole lookup window: hand-offs may have copied the entry
+        # to nodes just outside the replica set, and a stale copy must not answer.
+        closest = lookup.closest(self.window if wide else self.config.replicas)
         stored = await self._store_at(closest, [(key, obj)], [record] if record else [])
         if pointers:
             near = {n for n, _ in closest}
@@ -460,7 +473,9 @@ class AdolrNode:
             self._cache.pop((entry.namespace, f), None)
         self._cache.clear()
         jobs = [
-            self._publish_feature(feature_key(entry.namespace, f), obj, None, pointers=False)
+            self._publish_feature(
+                feature_key(entry.namespace, f), obj, None, pointers=False, wide=True
+            )
             for f in entry.features
         ]
         return sum(await asyncio.gather(*jobs))
@@ -472,7 +487,7 @@ class AdolrNode:
         lookup: Lookup[Address] = Lookup(
             _int_id(guid),
             self._seeds(guid),
-            k=self.config.replicas,
+            k=self.window,
             alpha=self.config.alpha,
             exclude=[_int_id(self.node_id)],
         )
@@ -557,7 +572,7 @@ class AdolrNode:
             lookup: Lookup[Address] = Lookup(
                 _int_id(key),
                 self._seeds(key),
-                k=self.config.replicas,
+                k=self.window,
                 alpha=self.config.alpha,
                 ttl=ttl,
                 exclude=[_int_id(self.node_id)],
@@ -653,7 +668,7 @@ class AdolrNode:
             lookup: Lookup[Address] = Lookup(
                 _int_id(key),
                 self._seeds(key),
-                k=self.config.replicas,
+                k=self.window,
                 alpha=self.config.alpha,
                 exclude=[_int_id(self.node_id)],
             )

@@ -24,8 +24,11 @@ The application (the ADOLR node, :mod:`p2pspam.dht.node`) registers further RPCs
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import heapq
 import logging
 import os
+import socket
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -33,6 +36,7 @@ from typing import Any, Protocol
 
 from kademlia.node import Node
 from kademlia.protocol import KademliaProtocol
+from kademlia.routing import RoutingTable
 
 from p2pspam.dht import wire
 
@@ -53,6 +57,10 @@ class ProtocolLimits:
     max_inflight_per_source: int = 32
     max_inflight: int = 512
     max_outgoing_per_peer: int = 16
+    # Requests awaiting a reply, over all peers: replies to a burst must fit in the
+    # socket's receive buffer, or the kernel drops them silently.
+    max_outgoing: int = 64
+    receive_buffer: int = 4 << 20
 
 
 class App(Protocol):
@@ -80,6 +88,27 @@ def _stun_args(args: list[Any]) -> tuple[()]:
     return ()
 
 
+class ExactRoutingTable(RoutingTable):
+    """``RoutingTable`` whose ``find_neighbors`` considers every bucket.
+
+    The stock ``TableTraverser`` stops as soon as it runs out of buckets on the right
+    after a step to the right, skipping the buckets left of the start: a node with
+    contacts could then return none at all, and lookups from it found nothing."""
+
+    def find_neighbors(
+        self, node: Node, k: int | None = None, exclude: Node | None = None
+    ) -> list[Node]:
+        """The ``k`` (default ksize) contacts closest to ``node``, nearest first."""
+        k = k or self.ksize
+        candidates = (
+            n
+            for bucket in self.buckets
+            for n in bucket.nodes.values()
+            if n.id != node.id and (exclude is None or not n.same_home_as(exclude))
+        )
+        return heapq.nsmallest(k, candidates, key=node.distance_to)
+
+
 class HardenedProtocol(KademliaProtocol):
     """``KademliaProtocol`` with the stock unsafe paths replaced (see module docstring)."""
 
@@ -91,6 +120,7 @@ class HardenedProtocol(KademliaProtocol):
         limits: ProtocolLimits | None = None,
     ) -> None:
         super().__init__(source_node, storage, ksize)
+        self.router = ExactRoutingTable(self, ksize, source_node)
         self.limits = limits or ProtocolLimits()
         self._wait_timeout = self.limits.rpc_timeout_s
         self.counters: Counter[str] = Counter()
@@ -99,6 +129,7 @@ class HardenedProtocol(KademliaProtocol):
         self._inflight_by_source: Counter[Address] = Counter()
         self._inflight = 0
         self._outgoing: dict[Address, asyncio.Semaphore] = {}
+        self._outgoing_all = asyncio.Semaphore(self.limits.max_outgoing)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.rpcs: dict[str, tuple[Validator, Handler]] = {
             "ping": (_ping_args, self._rpc_ping),
@@ -115,6 +146,15 @@ class HardenedProtocol(KademliaProtocol):
     def drop(self, reason: str) -> None:
         """Count one dropped datagram or request."""
         self.counters[f"drop.{reason}"] += 1
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Keep the transport and enlarge the socket's receive buffer (best effort: the
+        kernel caps it at ``net.core.rmem_max``)."""
+        super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.limits.receive_buffer)
 
     # -- receiving -------------------------------------------------------------------
 
@@ -221,14 +261,15 @@ class HardenedProtocol(KademliaProtocol):
 
     async def call(self, address: Address, name: str, *args: Any) -> tuple[bool, Any]:
         """Call RPC ``name`` on ``address``; return ``(True, result)`` or ``(False, None)``
-        on timeout. At most ``max_outgoing_per_peer`` calls to one address run at once."""
+        on timeout. At most ``max_outgoing_per_peer`` calls to one address and
+        ``max_outgoing`` calls in all run at once; the others wait their turn."""
         sem = self._outgoing.get(address)
         if sem is None:
             if len(self._outgoing) >= 4096:  # forget idle per-address semaphores
                 for idle in [a for a, s in self._outgoing.items() if not s.locked()]:
                     del self._outgoing[idle]
             sem = self._outgoing[address] = asyncio.Semaphore(self.limits.max_outgoing_per_peer)
-        async with sem:
+        async with sem, self._outgoing_all:
             loop = asyncio.get_running_loop()
             msg_id = os.urandom(wire.MSG_ID_BYTES)
             future: asyncio.Future[tuple[bool, Any]] = loop.create_future()

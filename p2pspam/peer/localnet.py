@@ -136,10 +136,11 @@ def local_config(**overrides: object) -> NodeConfig:
     republication within a test's lifetime."""
     from p2pspam.dht.protocol import ProtocolLimits
 
-    base = NodeConfig(
-        republish_interval_s=3600.0,
-        limits=ProtocolLimits(rpc_timeout_s=1.0),
-    )
+    # Every local peer shares the source address 127.0.0.1, so the per-source rate limit
+    # (keyed by IP) is raised to what the whole network may send (unless ``limits`` is
+    # given).
+    limits = ProtocolLimits(rpc_timeout_s=2.0, rate_per_source=1e6, burst_per_source=1e6)
+    base = NodeConfig(republish_interval_s=3600.0, limits=limits)
     return replace(base, **overrides)  # type: ignore[arg-type]
 
 

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pspam.dht import wire
+from p2pspam.dht.protocol import ProtocolLimits
 from p2pspam.peer.localnet import api_call, local_config, local_network
 
 from .helpers import Authority, LoopRunner, random_vector
@@ -21,7 +22,8 @@ from .helpers import Authority, LoopRunner, random_vector
 @pytest.fixture(scope="module")
 def net():
     runner = LoopRunner()
-    cm = local_network(4, Authority().public_key, node_config=local_config())
+    limits = ProtocolLimits(rpc_timeout_s=1.0, rate_per_source=2000, burst_per_source=1000)
+    cm = local_network(4, Authority().public_key, node_config=local_config(limits=limits))
     network = runner.run(cm.__aenter__())
     network.runner = runner
     rng = random.Random(3)
