@@ -15,6 +15,7 @@ from p2pspam.adolr.keys import feature_key
 from p2pspam.adolr.query import DEFAULT_MAX_GUIDS, Match, evaluate
 from p2pspam.adolr.records import (
     DEFAULT_CAP,
+    MAX_VOTES_PER_RECORD,
     FeatureEntry,
     FeatureObject,
     ObjectRecord,
@@ -37,11 +38,18 @@ class ApproxIndex:
     """Feature objects, object records and path pointers held by one node, in memory.
 
     ``cap``: distinct GUIDs per feature object before it becomes a boilerplate marker
-    (a network-wide constant). ``max_guids``: the query-time boilerplate discount."""
+    (a network-wide constant). ``max_guids``: the query-time boilerplate discount.
+    ``max_votes``: users kept per object record (the most recent)."""
 
-    def __init__(self, cap: int = DEFAULT_CAP, max_guids: int = DEFAULT_MAX_GUIDS) -> None:
+    def __init__(
+        self,
+        cap: int = DEFAULT_CAP,
+        max_guids: int = DEFAULT_MAX_GUIDS,
+        max_votes: int = MAX_VOTES_PER_RECORD,
+    ) -> None:
         self.cap = check_cap(cap)
         self.max_guids = max_guids
+        self.max_votes = max_votes
         self._entries: dict[bytes, dict[bytes, FeatureEntry]] = {}
         self._boiler: dict[bytes, tuple[tuple[bytes, ...], int]] = {}
         self._records: dict[bytes, ObjectRecord] = {}
@@ -157,7 +165,9 @@ class ApproxIndex:
     def put_record(self, record: ObjectRecord) -> None:
         """Merge an object record into the one held for its GUID."""
         old = self._records.get(record.guid)
-        self._records[record.guid] = record if old is None else merge_records(old, record)
+        self._records[record.guid] = merge_records(
+            record if old is None else old, record, self.max_votes
+        )
 
     def put_votes(self, guid: bytes, votes: Votes) -> bool:
         """Merge ``votes`` (user_id -> (timestamp_ms, encoded_vote)) into the record of
@@ -165,7 +175,7 @@ class ApproxIndex:
         old = self._records.get(guid)
         if old is None:
             return False
-        merged = merge_votes(old.votes, votes)
+        merged = merge_votes(old.votes, votes, self.max_votes)
         if merged != old.votes:
             self._records[guid] = ObjectRecord(
                 old.guid, old.namespace, old.features, merged, old.expires_ms

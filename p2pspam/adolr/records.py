@@ -8,7 +8,8 @@ Four record kinds live in the DHT:
   into a *boilerplate* marker that keeps only a bounded sketch (the ``cap`` smallest GUIDs
   seen, a bottom-k sketch that also estimates how many GUIDs were seen).
 - ``ObjectRecord``: per GUID, the vector and the votes, a last-writer-wins register per
-  user (the greatest ``(timestamp_ms, encoded_vote)`` wins). Votes stay opaque bytes here.
+  user (the greatest ``(timestamp_ms, encoded_vote)`` wins), at most MAX_VOTES_PER_RECORD
+  users (the most recent). Votes stay opaque bytes here.
 - ``Pointer``: a hint left on a lookup-path node: "key K is held by node N at host:port".
 
 Every ``merge_*`` function is commutative, associative and idempotent (each record is a
@@ -252,7 +253,7 @@ def new_record(
         guid=_param_guid(guid),
         namespace=_param_namespace(namespace),
         features=canonical_features(features),
-        votes=dict(votes) if votes else {},
+        votes=bound_votes(votes) if votes else {},
         expires_ms=_expiry(now_ms, ttl_ms),
     )
 
@@ -344,23 +345,39 @@ def expire_object(obj: FeatureObject, now_ms: int) -> FeatureObject:
     return FeatureObject({g: e for g, e in obj.entries.items() if e.expires_ms >= now_ms})
 
 
-def merge_votes(a: Votes, b: Votes) -> dict[str, tuple[int, bytes]]:
+def bound_votes(
+    votes: Votes, max_votes: int = MAX_VOTES_PER_RECORD
+) -> dict[str, tuple[int, bytes]]:
+    """Return ``votes`` limited to the ``max_votes`` users whose latest votes are the most
+    recent (by (timestamp_ms, user_id)). Bounding this way commutes with merging, so the
+    bounded merge is still a semilattice."""
+    if len(votes) <= max_votes:
+        return dict(votes)
+    return dict(heapq.nlargest(max_votes, votes.items(), key=lambda kv: (kv[1][0], kv[0])))
+
+
+def merge_votes(
+    a: Votes, b: Votes, max_votes: int = MAX_VOTES_PER_RECORD
+) -> dict[str, tuple[int, bytes]]:
     """Return the per-user last-writer-wins join of two vote maps: for each user the
-    greatest (timestamp_ms, encoded_vote)."""
+    greatest (timestamp_ms, encoded_vote); past ``max_votes`` users, the most recent."""
     out = dict(a)
     for user, vote in b.items():
         old = out.get(user)
         if old is None or vote > old:
             out[user] = vote
-    return out
+    return bound_votes(out, max_votes)
 
 
-def merge_records(a: ObjectRecord, b: ObjectRecord) -> ObjectRecord:
-    """Return the join of two object records of the same GUID: votes merged per user,
-    latest expiry; a conflicting (namespace, features) resolves to the greater pair."""
+def merge_records(
+    a: ObjectRecord, b: ObjectRecord, max_votes: int = MAX_VOTES_PER_RECORD
+) -> ObjectRecord:
+    """Return the join of two object records of the same GUID: votes merged per user
+    (at most ``max_votes``, the most recent), latest expiry; a conflicting (namespace,
+    features) resolves to the greater pair."""
     if a.guid != b.guid:
         raise ParameterError("cannot merge object records of different GUIDs")
-    if a == b:
+    if a == b and len(a.votes) <= max_votes:
         return a
     ident_a = (a.namespace, a.features)
     ident_b = (b.namespace, b.features)
@@ -369,7 +386,7 @@ def merge_records(a: ObjectRecord, b: ObjectRecord) -> ObjectRecord:
         guid=a.guid,
         namespace=namespace,
         features=features,
-        votes=merge_votes(a.votes, b.votes),
+        votes=merge_votes(a.votes, b.votes, max_votes),
         expires_ms=max(a.expires_ms, b.expires_ms),
     )
 

@@ -29,6 +29,7 @@ from p2pspam.adolr.keys import KEY_BYTES, feature_key
 from p2pspam.adolr.query import DEFAULT_MAX_GUIDS, Match, evaluate
 from p2pspam.adolr.records import (
     DEFAULT_CAP,
+    MAX_VOTES_PER_RECORD,
     FeatureEntry,
     FeatureObject,
     ObjectRecord,
@@ -158,7 +159,8 @@ class Store:
     """A peer's feature objects, object records, path pointers and meta data in SQLite.
 
     ``cap`` must equal the network's boilerplate cap (and the one used for the data
-    already stored); ``max_guids`` is the query-time boilerplate discount."""
+    already stored); ``max_guids`` is the query-time boilerplate discount; ``max_votes``
+    the users kept per object record (the most recent, as ``records.bound_votes``)."""
 
     def __init__(
         self,
@@ -166,6 +168,7 @@ class Store:
         *,
         cap: int = DEFAULT_CAP,
         max_guids: int = DEFAULT_MAX_GUIDS,
+        max_votes: int = MAX_VOTES_PER_RECORD,
         synchronous: str = "NORMAL",
         check_same_thread: bool = True,
     ) -> None:
@@ -173,6 +176,7 @@ class Store:
             raise ParameterError(f"synchronous must be NORMAL or FULL, got {synchronous!r}")
         self.cap = check_cap(cap)
         self.max_guids = max_guids
+        self.max_votes = max_votes
         self.path = str(path)
         try:
             self._db = sqlite3.connect(
@@ -433,9 +437,20 @@ class Store:
         self._put_votes(record.guid, record.votes)
 
     def _put_votes(self, guid: bytes, votes: Votes) -> None:
-        if votes:
-            self._db.executemany(
-                _UPSERT_VOTE, [(guid, user, ts, vote) for user, (ts, vote) in votes.items()]
+        if not votes:
+            return
+        db = self._db
+        db.executemany(_UPSERT_VOTE, [(guid, user, ts, vote) for user, (ts, vote) in votes.items()])
+        (count,) = db.execute("SELECT count(*) FROM votes WHERE guid = ?", (guid,)).fetchone()
+        if count > self.max_votes:
+            # Keep the max_votes greatest (ts, user_id): the M-th greatest is the threshold.
+            ts, user = db.execute(
+                "SELECT ts, user_id FROM votes WHERE guid = ?"
+                " ORDER BY ts DESC, user_id DESC LIMIT 1 OFFSET ?",
+                (guid, self.max_votes - 1),
+            ).fetchone()
+            db.execute(
+                "DELETE FROM votes WHERE guid = ? AND (ts, user_id) < (?, ?)", (guid, ts, user)
             )
 
     def put_votes(self, guid: bytes, votes: Votes) -> bool:

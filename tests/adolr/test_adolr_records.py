@@ -201,3 +201,23 @@ def test_merge_pointers_is_commutative_associative_and_idempotent(a, data):
     assert merge_pointers(a, b) == merge_pointers(b, a)
     assert merge_pointers(merge_pointers(a, b), c) == merge_pointers(a, merge_pointers(b, c))
     assert merge_pointers(a, a) == a
+
+
+def test_past_max_votes_a_record_keeps_the_most_recent_voters():
+    a = ObjectRecord(G, NS, (1,), {"ann": (5, b"v"), "bob": (9, b"v")}, 1)
+    b = ObjectRecord(G, NS, (1,), {"cy": (7, b"v"), "ann": (8, b"v")}, 1)
+    assert merge_records(a, b, max_votes=2).votes == {"bob": (9, b"v"), "ann": (8, b"v")}
+
+
+@given(st.data())
+def test_bounded_vote_merges_are_commutative_associative_and_idempotent(data):
+    guid = data.draw(guids)
+    a, b, c = (data.draw(records(guid)) for _ in range(3))
+    m = 2
+    assert merge_records(a, b, m) == merge_records(b, a, m)
+    assert merge_records(merge_records(a, b, m), c, m) == merge_records(
+        a, merge_records(b, c, m), m
+    )
+    ab = merge_records(a, b, m)
+    assert merge_records(ab, ab, m) == ab
+    assert len(ab.votes) <= m

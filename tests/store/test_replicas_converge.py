@@ -15,6 +15,7 @@ from p2pspam.adolr.index import ApproxIndex
 from p2pspam.peer.store import Store
 
 CAP = 3
+MAX_VOTES = 2
 REPLICAS = 4
 QUERY = list(range(12))
 
@@ -41,10 +42,10 @@ class Replicas(RuleBasedStateMachine):
     def start(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.replicas = [
-            ApproxIndex(cap=CAP),
-            ApproxIndex(cap=CAP),
-            Store(":memory:", cap=CAP),
-            Store(Path(self.tmp.name) / "replica.sqlite3", cap=CAP),
+            ApproxIndex(cap=CAP, max_votes=MAX_VOTES),
+            ApproxIndex(cap=CAP, max_votes=MAX_VOTES),
+            Store(":memory:", cap=CAP, max_votes=MAX_VOTES),
+            Store(Path(self.tmp.name) / "replica.sqlite3", cap=CAP, max_votes=MAX_VOTES),
         ]
         self.log = []
         self.delivered = [set() for _ in range(REPLICAS)]

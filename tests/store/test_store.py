@@ -180,6 +180,17 @@ def test_record_upserts_equal_the_pure_merge(data):
         assert s.get_object(guid) == reduce(merge_records, rs)
 
 
+@given(st.data())
+def test_bounded_vote_upserts_equal_the_pure_bounded_merge(data):
+    guid = data.draw(st.sampled_from(GUIDS))
+    rs = data.draw(st.lists(records(guid), min_size=1, max_size=5))
+    with Store(":memory:", max_votes=2) as s:
+        for r in rs:
+            s.put_record(r)
+        expected = reduce(lambda a, b: merge_records(a, b, 2), rs, rs[0])
+        assert s.get_object(guid) == merge_records(expected, expected, 2)
+
+
 @given(st.lists(pointers(), min_size=1, max_size=8))
 def test_pointer_upserts_equal_the_pure_merge(ps):
     with Store(":memory:") as s:
