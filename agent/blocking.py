@@ -39,6 +39,14 @@ class BlockingClient:
         self._index = 0
         self._next_id = 1
 
+    @property
+    def connected_to(self) -> str | None:
+        """The "host:port" of the peer in use, if connected."""
+        if self._sock is None:
+            return None
+        host, port = self.peers[self._index]
+        return f"{host}:{port}"
+
     def close(self) -> None:
         """Close the connection, if any."""
         if self._sock is not None:

@@ -77,26 +77,35 @@ class Checker:
         return combine(outcomes)
 
     async def check_batch(
-        self, sources: Sequence[str], raws: Sequence[bytes], on_done: Any = None
+        self,
+        sources: Sequence[str],
+        raws: Sequence[bytes],
+        on_done: Any = None,
+        chunk: int = 128,
     ) -> list[Verdict]:
         """Check many messages concurrently (bounded by the client's limiter); a message
-        whose check failed gets an "unknown" verdict with the reason."""
+        whose check failed gets an "unknown" verdict with the reason.
+
+        Messages are fingerprinted chunk by chunk in a worker thread while the checks of
+        the chunks before are in flight, so the agent's CPU work overlaps the peer's."""
         import trio
 
-        vectors = fingerprint(raws, self.schemes)
         results: list[Verdict | None] = [None] * len(raws)
 
-        async def one(i: int) -> None:
+        async def one(i: int, vectors: list[Any]) -> None:
             try:
-                results[i] = await self.check_vectors(sources[i], vectors[i])
+                results[i] = await self.check_vectors(sources[i], vectors)
             except AgentError as exc:
                 results[i] = Verdict(sources[i], UNKNOWN, reason=f"{exc.code}: {exc.message}")
             if on_done is not None:
                 on_done()
 
         async with trio.open_nursery() as nursery:
-            for i in range(len(raws)):
-                nursery.start_soon(one, i)
+            for start in range(0, len(raws), chunk):
+                part = raws[start : start + chunk]
+                vectors = await trio.to_thread.run_sync(fingerprint, part, self.schemes)
+                for offset, per_scheme in enumerate(vectors):
+                    nursery.start_soon(one, start + offset, per_scheme)
         return [r for r in results if r is not None]
 
 

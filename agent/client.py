@@ -54,9 +54,10 @@ class _Waiter:
 class _Connection:
     """One TCP connection to one peer, with its reader task."""
 
-    def __init__(self, stream: trio.SocketStream, address: str) -> None:
+    def __init__(self, stream: trio.SocketStream, address: str, index: int) -> None:
         self.stream = stream
         self.address = address
+        self.index = index  # position of the peer in the client's list
         self.closed = False
         self.failure: str | None = None
         self._pending: dict[int, _Waiter] = {}
@@ -180,8 +181,8 @@ class AgentClient:
         """Return a live connection, connecting to the next peer not yet excluded."""
         async with self._connect_lock:
             conn = self._current
-            if conn is not None and not conn.closed and self._index_of(conn) not in exclude:
-                return self._index_of(conn), conn
+            if conn is not None and not conn.closed and conn.index not in exclude:
+                return conn.index, conn
             for step in range(len(self.peers)):
                 index = (self._next_peer + step) % len(self.peers)
                 if index in exclude:
@@ -199,16 +200,13 @@ class AgentClient:
                     failures.append(f"{label} ({exc.strerror or exc})")
                     exclude.add(index)
                     continue
-                conn = _Connection(stream, label)
+                conn = _Connection(stream, label, index)
                 assert self._nursery is not None, "use AgentClient as 'async with'"
                 self._nursery.start_soon(conn.read_replies)
                 self._current = conn
                 self._next_peer = index
                 return index, conn
         raise AgentError("unavailable", "no peer answered: " + "; ".join(failures))
-
-    def _index_of(self, conn: _Connection) -> int:
-        return self._next_peer if conn is self._current else -1
 
     async def call(self, op: str, args: dict[str, Any], timeout: float | None = None) -> Any:
         """Send ``op`` with ``args`` to a peer and return its result.

@@ -118,11 +118,8 @@ class _Session:
 
     @property
     def label(self) -> str:
-        client = self._client
-        if client is not None and client._sock is not None:
-            host, port = client.peers[client._index]
-            return f"{host}:{port}"
-        return self.config.peers[0]
+        connected = None if self._client is None else self._client.connected_to
+        return connected or self.config.peers[0]
 
     def close(self) -> None:
         if self._client is not None:

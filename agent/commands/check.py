@@ -10,7 +10,7 @@ import argparse
 
 from agent.config import add_config_argument
 
-CHUNK = 1024  # messages fingerprinted in one batch
+CHUNK = 4096  # messages read per round (fingerprinted in smaller batches)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
