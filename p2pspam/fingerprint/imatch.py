@@ -56,11 +56,19 @@ def drop_values(term: str, seed: int) -> bytes:
 def kept_in(term: str, lexicon: int, seed: int, p_pct: int) -> bool:
     """Return True when auxiliary lexicon ``lexicon`` (1..31; 0 is the original) keeps
     ``term``."""
-    if lexicon == 0:
-        return True
+    return not (drop_mask(term, seed, p_pct) >> lexicon) & 1
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def drop_mask(term: str, seed: int, p_pct: int) -> int:
+    """Return the bits k (1..31) of the auxiliary lexicons that drop ``term``."""
     values = drop_values(term, seed)
-    u = int.from_bytes(values[2 * lexicon : 2 * lexicon + 2], "big")
-    return u >= _drop_bound(p_pct)
+    bound = _drop_bound(p_pct)
+    mask = 0
+    for k in range(1, MAX_K + 1):
+        if int.from_bytes(values[2 * k : 2 * k + 2], "big") < bound:
+            mask |= 1 << k
+    return mask
 
 
 def _drop_bound(p_pct: int) -> int:
@@ -100,8 +108,9 @@ def select_terms(
     )
     needed = max(min_terms, math.ceil(min_ratio_pct * len(universe) / 100))
     result = []
+    masks = {t: drop_mask(t, seed, p_pct) for t in primary}
     for k in range(lexicons_count + 1):
-        chosen = [t for t in primary if kept_in(t, k, seed, p_pct)]
+        chosen = [t for t in primary if not (masks[t] >> k) & 1]
         if len(chosen) < needed:
             extra = (t for t in secondary if kept_in(t, k, seed, p_pct))
             chosen.extend(itertools.islice(extra, needed - len(chosen)))

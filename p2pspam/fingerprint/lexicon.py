@@ -45,7 +45,9 @@ def is_term(word: str) -> bool:
 
 def document_terms(text: str) -> set[str]:
     """Return the unique terms of canonical (already case-folded) text."""
-    return {w for w in _WORD.findall(text) if _TERM.fullmatch(w)}
+    words = set(_WORD.findall(text))
+    # letters only (str.isalpha, a fast path) or the full rule
+    return {w for w in words if len(w) >= 4 and (w.isalpha() or _TERM.fullmatch(w))}
 
 
 @dataclass(frozen=True, slots=True)

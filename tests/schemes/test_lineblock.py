@@ -175,3 +175,14 @@ def test_agent_bulk_refuses_a_state_file_that_is_not_one(tmp_path):
     done = _bulk("--state", str(bad), str(tmp_path / "m.eml"))
     assert done.returncode == 2
     assert "state" in done.stderr
+
+
+def test_bulk_state_saves_the_counts_for_the_next_delivery(tmp_path):
+    from agent.commands.bulk import bulk_state
+
+    path = tmp_path / "bulk.npz"
+    with bulk_state(path, {"size": 1024}) as detector:
+        assert not detector.observe_message(_mail(_near_copy(1)), 0).alert
+    with bulk_state(path) as detector:
+        assert detector.observe_message(_mail(_near_copy(2)), 1000).alert
+    assert detector.config.size == 1024
