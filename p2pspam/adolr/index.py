@@ -242,6 +242,7 @@ class ApproxIndex:
             "feature_entries": sum(len(e) for e in self._entries.values()),
             "boilerplate": len(self._boiler),
             "object_records": len(self._records),
+            "votes": sum(len(r.votes) for r in self._records.values()),
             "pointers": sum(len(p) for p in self._pointers.values()),
         }
 

@@ -192,6 +192,15 @@ class Store:
         with self.transaction():
             if self.get_meta("schema_version") is None:
                 self.set_meta("schema_version", str(SCHEMA_VERSION).encode())
+            stored_cap = self.get_meta("cap")
+            if stored_cap is None:
+                self.set_meta("cap", str(cap).encode())
+        if stored_cap is not None and stored_cap != str(cap).encode():
+            self.close()
+            raise ParameterError(
+                f"the store {self.path} was created with cap={stored_cap.decode()}, "
+                f"not {cap}: open it with the same cap (the network's boilerplate cap)"
+            )
 
     # ------------------------------------------------------------------ lifecycle
 

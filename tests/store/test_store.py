@@ -50,6 +50,29 @@ def test_an_unopenable_path_is_a_clear_error(tmp_path):
         Store(tmp_path / "missing-dir" / "x.sqlite3")
 
 
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
+    path = tmp_path / "x.sqlite3"
+    path.write_bytes(b"not a database" * 100)
+    with pytest.raises(ParameterError, match="cannot open the store"):
+        Store(path)
+
+
+def test_reopening_with_another_cap_is_refused(tmp_path):
+    Store(tmp_path / "x.sqlite3", cap=64).close()
+    with pytest.raises(ParameterError, match="created with cap=64"):
+        Store(tmp_path / "x.sqlite3", cap=32)
+
+
+def test_counts_match_the_index(store):
+    ix = ApproxIndex(cap=3)
+    for replica in (store, ix):
+        replica.publish_approx(V, A, 0, 100, votes={"ann": (1, b"v")})
+        for i, g in enumerate(GUIDS):
+            replica.publish_approx(Vector(NS, (9, 20 + i)), g, 0, 100)
+        replica.put_pointer(Pointer(A, B, "127.0.0.1", 8468, 100))
+    assert store.counts() == ix.counts()
+
+
 def test_a_published_vector_is_found_by_an_overlapping_query(store):
     assert store.publish_approx(V, A, 0, 100, votes={"ann": (5, b"spam")}) == 4
     [m] = store.route_approx([1, 2, 3, 9], NS, 3)
