@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     mode.add_argument("--tls", action="store_true", help="implicit TLS (IMAPS)")
     mode.add_argument("--starttls", action="store_true", help="upgrade with STARTTLS")
     parser.add_argument(
+        "--cafile", metavar="FILE", default=None, help="CA certificates to trust for TLS"
+    )
+    parser.add_argument(
         "--poll",
         type=float,
         default=30.0,
@@ -81,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         junk=args.junk,
         tls=args.tls,
         starttls=args.starttls,
+        cafile=args.cafile,
         poll=args.poll,
         from_start=args.from_start,
     )

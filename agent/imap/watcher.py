@@ -45,6 +45,7 @@ class ImapSettings:
     junk: str = "Junk"
     tls: bool = False
     starttls: bool = False
+    cafile: str | None = None  # trust these certificates (default: the system's)
     poll: float = 30.0
     timeout: float = 60.0
     from_start: bool = False
@@ -83,7 +84,7 @@ class Watcher:
         s = self.settings
         import ssl
 
-        context = ssl.create_default_context() if (s.tls or s.starttls) else None
+        context = ssl.create_default_context(cafile=s.cafile) if (s.tls or s.starttls) else None
         imap = IMAPClient(s.host, port=s.port, ssl=s.tls, ssl_context=context, timeout=s.timeout)
         try:
             if s.starttls:

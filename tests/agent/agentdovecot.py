@@ -23,7 +23,9 @@ listen = 127.0.0.1
 base_dir = {root}/run
 state_dir = {root}/state
 log_path = {root}/dovecot.log
-ssl = no
+ssl = yes
+ssl_cert = <{root}/cert.pem
+ssl_key = <{root}/key.pem
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 default_login_user = {login_user}
@@ -53,7 +55,8 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {tls_port}
   }}
 }}
 service pop3-login {{
@@ -74,10 +77,16 @@ class Dovecot:
     """A running Dovecot: where it listens and the users it knows."""
 
     host: str
-    port: int
+    port: int  # plain IMAP, STARTTLS offered
+    tls_port: int  # IMAPS
     users: tuple[str, ...]
     root: Path
     password: str = PASSWORD
+
+    @property
+    def cafile(self) -> Path:
+        """The self-signed certificate the server presents (trust it to verify)."""
+        return self.root / "cert.pem"
 
     def password_file(self, directory: Path) -> Path:
         """Write the users' password to a file (for ``agent imap --password-file``)."""
@@ -89,6 +98,43 @@ class Dovecot:
         """Dovecot's log so far."""
         path = self.root / "dovecot.log"
         return path.read_text(errors="replace") if path.exists() else ""
+
+
+def _write_certificate(root: Path) -> None:
+    """A self-signed certificate for 127.0.0.1 and its key (cert.pem, key.pem)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "p2pspam test IMAP")])
+    now = datetime.datetime.now(datetime.UTC)
+    alt = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=7))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    (root / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (root / "key.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    (root / "key.pem").chmod(0o600)
 
 
 def _free_port() -> int:
@@ -128,12 +174,14 @@ def running_dovecot(binary: str, users: int = 24, timeout: float = 20.0) -> Iter
         (root / sub).mkdir()
     os.chown(root / "home", uid, gid)
     (root / "passwd").write_text("".join(f"{n}:{{PLAIN}}{PASSWORD}\n" for n in names))
-    port = _free_port()
+    _write_certificate(root)
+    port, tls_port = _free_port(), _free_port()
     conf = root / "dovecot.conf"
     conf.write_text(
         CONF.format(
             root=root,
             port=port,
+            tls_port=tls_port,
             login_user=login_user,
             internal_user=internal_user,
             uid=uid,
@@ -143,7 +191,7 @@ def running_dovecot(binary: str, users: int = 24, timeout: float = 20.0) -> Iter
     process = subprocess.Popen(
         [binary, "-F", "-c", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
-    server = Dovecot("127.0.0.1", port, names, root)
+    server = Dovecot("127.0.0.1", port, tls_port, names, root)
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -304,3 +304,40 @@ def test_the_watcher_reconnects_with_back_off_after_connection_failures(
     assert not thread.is_alive()
     assert len(attempts) >= 3
     assert watcher.retry_delays[:2] == [1.0, 2.0]
+
+
+def imap_args(dovecot: Dovecot, mailbox: Mailbox, tmp_path: Path, *extra: str) -> list[str]:
+    password = dovecot.password_file(tmp_path)
+    args = ["imap", "--host", dovecot.host, "--user", mailbox.user, "--once"]
+    args += ["--password-file", str(password), "--config", str(mailbox.config_path)]
+    return [*args, "--state", str(mailbox.state_path), *extra]
+
+
+def test_the_watcher_works_over_starttls(
+    mailbox: Mailbox, dovecot: Dovecot, tmp_path: Path
+) -> None:
+    args = imap_args(dovecot, mailbox, tmp_path, "--port", str(dovecot.port), "--starttls")
+    args += ["--cafile", str(dovecot.cafile)]
+    assert run_agent(*args).returncode == 0
+    mailbox.deliver(campaign(f"imap-9-{tmp_path.name}")[0], "Junk")
+    result = run_agent(*args)
+    assert result.returncode == 0, result.stderr
+    assert list(mailbox.votes().values()) == ["spam"]
+
+
+def test_the_watcher_works_over_implicit_tls(
+    mailbox: Mailbox, dovecot: Dovecot, tmp_path: Path
+) -> None:
+    args = imap_args(dovecot, mailbox, tmp_path, "--port", str(dovecot.tls_port), "--tls")
+    result = run_agent(*args, "--cafile", str(dovecot.cafile))
+    assert result.returncode == 0, result.stderr
+
+
+def test_an_untrusted_certificate_is_refused_with_a_clear_error(
+    mailbox: Mailbox, dovecot: Dovecot, tmp_path: Path
+) -> None:
+    args = imap_args(dovecot, mailbox, tmp_path, "--port", str(dovecot.tls_port), "--tls")
+    result = run_agent(*args)
+    assert result.returncode == 2
+    assert b"certificate" in result.stderr.lower()
+    assert result.stderr.count(b"\n") == 1
