@@ -30,8 +30,8 @@ from typing import Any
 from p2pspam.errors import ParameterError
 from p2pspam.fingerprint.lexicon import document_terms, lexicons
 from p2pspam.fingerprint.normalize import CanonicalBody
-from p2pspam.fingerprint.schemeparams import int_param, reject_extra
-from p2pspam.fingerprint.vector import FeatureVector, guid_of
+from p2pspam.fingerprint.schemeparams import build_vector, int_param, reject_extra
+from p2pspam.fingerprint.vector import FeatureVector
 
 SCHEME_NAME = "imatch"
 SPEC_VERSION = 1
@@ -193,15 +193,7 @@ class IMatchScheme:
             self.min_ratio_pct,
             self.seed,
         )
-        return FeatureVector(
-            scheme=SCHEME_NAME,
-            namespace=self.namespace,
-            params=self.params,
-            features=tuple(features),
-            guid=guid_of(body.text),
-            chars=len(body.text),
-            note=body.note or note,
-        )
+        return build_vector(SCHEME_NAME, self.namespace, self.params, body, features, note)
 
     def vectors(self, bodies: Sequence[CanonicalBody]) -> list[FeatureVector]:
         """Return the feature vectors of many canonical bodies."""

@@ -29,8 +29,8 @@ import numpy as np
 
 from p2pspam.errors import ParameterError
 from p2pspam.fingerprint.normalize import CanonicalBody
-from p2pspam.fingerprint.schemeparams import int_param, reject_extra
-from p2pspam.fingerprint.vector import FeatureVector, guid_of
+from p2pspam.fingerprint.schemeparams import build_vector, int_param, reject_extra
+from p2pspam.fingerprint.vector import FeatureVector
 
 SCHEME_NAME = "lsh"
 SPEC_VERSION = 1
@@ -277,16 +277,8 @@ class LshScheme:
         """Return the feature vector (L tree keys) of a canonical body."""
         matrix = hash_matrix(body.text, self.lsh)
         features = [] if matrix is None else tree_keys(matrix)
-        note = body.note or (None if features else f"fewer than w={self.lsh.w} letters")
-        return FeatureVector(
-            scheme=SCHEME_NAME,
-            namespace=self.namespace,
-            params=self.params,
-            features=tuple(features),
-            guid=guid_of(body.text),
-            chars=len(body.text),
-            note=note,
-        )
+        note = None if features else f"fewer than w={self.lsh.w} letters"
+        return build_vector(SCHEME_NAME, self.namespace, self.params, body, features, note)
 
     def vectors(self, bodies: Sequence[CanonicalBody]) -> list[FeatureVector]:
         """Return the feature vectors of many canonical bodies."""

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2pspam.fingerprint.normalize import CanonicalBody
-from p2pspam.fingerprint.schemeparams import int_param, reject_extra
-from p2pspam.fingerprint.vector import FeatureVector, guid_of
+from p2pspam.fingerprint.schemeparams import build_vector, int_param, reject_extra
+from p2pspam.fingerprint.vector import FeatureVector
 
 SCHEME_NAME = "winnow"
 SPEC_VERSION = 1
@@ -185,16 +185,8 @@ class WinnowScheme:
     def vector(self, body: CanonicalBody) -> FeatureVector:
         """Return the feature vector of a canonical body."""
         features = bottom(fingerprints(body.text, self.window), self.count)
-        note = body.note or (None if features else "no words outside the stop list")
-        return FeatureVector(
-            scheme=SCHEME_NAME,
-            namespace=self.namespace,
-            params=self.params,
-            features=tuple(features),
-            guid=guid_of(body.text),
-            chars=len(body.text),
-            note=note,
-        )
+        note = None if features else "no words outside the stop list"
+        return build_vector(SCHEME_NAME, self.namespace, self.params, body, features, note)
 
     def vectors(self, bodies: Sequence[CanonicalBody]) -> list[FeatureVector]:
         """Return the feature vectors of many canonical bodies."""
