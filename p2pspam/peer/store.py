@@ -182,25 +182,35 @@ class Store:
             self._db = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=check_same_thread
             )
+        except sqlite3.Error as exc:
+            raise ParameterError(f"cannot open the store {self.path}: {exc}") from exc
+        self._depth = 0
+        try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.executescript(_SCHEMA)
+            with self.transaction():
+                version = self.get_meta("schema_version")
+                if version is None:
+                    self.set_meta("schema_version", str(SCHEMA_VERSION).encode())
+                stored_cap = self.get_meta("cap")
+                if stored_cap is None:
+                    self.set_meta("cap", str(cap).encode())
         except sqlite3.Error as exc:
+            self._db.close()
             raise ParameterError(f"cannot open the store {self.path}: {exc}") from exc
-        self._depth = 0
-        with self.transaction():
-            if self.get_meta("schema_version") is None:
-                self.set_meta("schema_version", str(SCHEMA_VERSION).encode())
-            stored_cap = self.get_meta("cap")
-            if stored_cap is None:
-                self.set_meta("cap", str(cap).encode())
-        if stored_cap is not None and stored_cap != str(cap).encode():
-            self.close()
-            raise ParameterError(
-                f"the store {self.path} was created with cap={stored_cap.decode()}, "
-                f"not {cap}: open it with the same cap (the network's boilerplate cap)"
+        problem = None
+        if version is not None and version != str(SCHEMA_VERSION).encode():
+            problem = f"has schema version {version!r}, this program reads {SCHEMA_VERSION}"
+        elif stored_cap is not None and stored_cap != str(cap).encode():
+            problem = (
+                f"was created with cap={stored_cap.decode()}, not {cap}: open it with the "
+                "same cap (the network's boilerplate cap)"
             )
+        if problem:
+            self._db.close()
+            raise ParameterError(f"the store {self.path} {problem}")
 
     # ------------------------------------------------------------------ lifecycle
 

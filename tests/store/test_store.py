@@ -63,6 +63,13 @@ def test_reopening_with_another_cap_is_refused(tmp_path):
         Store(tmp_path / "x.sqlite3", cap=32)
 
 
+def test_a_store_of_another_schema_version_is_refused(tmp_path):
+    with Store(tmp_path / "x.sqlite3") as s:
+        s.set_meta("schema_version", b"99")
+    with pytest.raises(ParameterError, match="schema version"):
+        Store(tmp_path / "x.sqlite3")
+
+
 def test_counts_match_the_index(store):
     ix = ApproxIndex(cap=3)
     for replica in (store, ix):
