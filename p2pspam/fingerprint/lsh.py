@@ -61,7 +61,7 @@ class LshParams:
         int_param(SCHEME_NAME, "q2", self.q2, self.q1, self.w)
         int_param(SCHEME_NAME, "r", self.r, 1, 1_000_000)
         int_param(SCHEME_NAME, "K", self.K, 1, 64)
-        int_param(SCHEME_NAME, "L", self.L, 1, 256)
+        int_param(SCHEME_NAME, "L", self.L, 1, 64)  # a vote carries at most 64 features
         int_param(SCHEME_NAME, "seed", self.seed, 0, 2**32 - 1)
 
 

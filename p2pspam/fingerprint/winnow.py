@@ -36,7 +36,7 @@ SPEC_VERSION = 1
 DEFAULT_WINDOW = 3
 DEFAULT_COUNT = 16
 MAX_WINDOW = 100
-MAX_COUNT = 256
+MAX_COUNT = 64  # a vote carries at most 64 features (p2pspam.auth.votes.MAX_FEATURES)
 # Figure 6 of the thesis, plus "dear", "ll" and "will", which section 5 adds.
 _STOP_LIST = """the to and of a in from for on is that http an was www about hi hey
 dear ll will"""
