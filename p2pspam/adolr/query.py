@@ -11,6 +11,10 @@ count toward any overlap and is reported in ``Match.discounted_features``. A nod
 discount the features whose objects it holds.
 
 ``len(query)`` in the ``thres`` rule is the number of distinct query features.
+
+Refinements of the agreed interface: the threshold keyword is ``max_guids`` (the
+interface's ``boilerplate_guids=``); ``evaluate`` also takes ``namespace`` and ``now_ms``
+filters; ``Match`` also carries the matched GUID's ``namespace`` and ``features``.
 """
 
 from __future__ import annotations
@@ -100,7 +104,10 @@ def evaluate(
             if namespace is not None and entry.namespace != namespace:
                 continue
             old = candidates.get(entry.guid)
-            candidates[entry.guid] = entry if old is None else merge_entries(old, entry)
+            if old is None:
+                candidates[entry.guid] = entry
+            elif old is not entry:
+                candidates[entry.guid] = merge_entries(old, entry)
     matches = []
     for guid, entry in candidates.items():
         shared = query.intersection(entry.features)

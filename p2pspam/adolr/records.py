@@ -17,6 +17,11 @@ join-semilattice), so replicas that receive the same records in any order, with
 duplicates, converge. Expiry (``expire_*``) is local garbage collection driven by
 ``now_ms``; it is not part of the merge. Everything here is pure: time is passed in.
 
+Refinements of the agreed interface: ``FeatureObject.boilerplate`` is a property (true
+when ``boilerplate_sketch`` is non-empty); ``ObjectRecord`` also has ``expires_ms`` (records
+expire unless republished); votes are bounded per record (``bound_votes``); ``Pointer``
+is the path-pointer record.
+
 Wire format (msgpack arrays, ``*_to_wire`` / ``*_from_wire`` for embedding in RPCs,
 ``encode_*`` / ``decode_*`` for bytes) is documented in ``docs/adolr.md``. Decoders accept
 only the canonical shape and raise ``RecordError`` for anything else.
