@@ -15,7 +15,7 @@ wraps modulo 2^64, so this is exact. Long texts are processed in cache-sized chu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +38,12 @@ SPEC_VERSION = 1
 _CHUNK = 1 << 16  # windows per vectorised step: keeps the working set in cache
 _OVERSAMPLE = 3  # candidates kept per wanted feature before the exact selection
 _GROUP_CHARS = 1 << 18  # characters per batched group
+
+# An exclusion predicate: given raw window checksums h_i (uint64 array), returns a boolean
+# array, True for the windows that must not be selected (e.g. windows the user keeps seeing
+# in their own legitimate mail). Features are then the N highest distinct checksums among
+# the other windows. Without a predicate the definition is unchanged.
+Exclude = Callable[[np.ndarray], np.ndarray]
 
 _BIT_REVERSE_BYTE = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
 
@@ -133,40 +139,57 @@ def top_distinct(checksums: np.ndarray, count: int) -> np.ndarray:
         want *= 4
 
 
-def ata_features(text: str, length: int = DEFAULT_LENGTH, count: int = DEFAULT_COUNT) -> list[int]:
-    """Return the ATA features of canonical text (empty when shorter than ``length``)."""
+def ata_features(
+    text: str,
+    length: int = DEFAULT_LENGTH,
+    count: int = DEFAULT_COUNT,
+    exclude: Exclude | None = None,
+) -> list[int]:
+    """Return the ATA features of canonical text (empty when shorter than ``length``);
+    windows for which ``exclude`` is True are never selected."""
     check_params(length, count)
-    return _batch_group([text], length, count)[0]
+    return _batch_group([text], length, count, exclude)[0]
 
 
 def exact_features(
-    text: str, length: int = DEFAULT_LENGTH, count: int = DEFAULT_COUNT
+    text: str,
+    length: int = DEFAULT_LENGTH,
+    count: int = DEFAULT_COUNT,
+    exclude: Exclude | None = None,
 ) -> list[int]:
     """Return the ATA features by a full selection over all checksums (the reference
     path; ``ata_features`` gives the same result faster)."""
     check_params(length, count)
-    selected = top_distinct(window_checksums(code_points(text), length), count)
+    checksums = window_checksums(code_points(text), length)
+    if exclude is not None and len(checksums):
+        checksums = checksums[~np.asarray(exclude(checksums), dtype=bool)]
+    selected = top_distinct(checksums, count)
     return [int(v) for v in bit_reverse64(selected)]
 
 
 def ata_features_batch(
-    texts: Sequence[str], length: int = DEFAULT_LENGTH, count: int = DEFAULT_COUNT
+    texts: Sequence[str],
+    length: int = DEFAULT_LENGTH,
+    count: int = DEFAULT_COUNT,
+    exclude: Exclude | None = None,
 ) -> list[list[int]]:
     """Return the ATA features of many canonical texts in a few numpy passes; equal to
-    ``[ata_features(t, length, count) for t in texts]``."""
+    ``[ata_features(t, length, count, exclude) for t in texts]``."""
     check_params(length, count)
     result: list[list[int]] = []
     group_start, group_chars = 0, 0
     for i, text in enumerate(texts):
         group_chars += len(text)
         if group_chars >= _GROUP_CHARS:
-            result.extend(_batch_group(texts[group_start : i + 1], length, count))
+            result.extend(_batch_group(texts[group_start : i + 1], length, count, exclude))
             group_start, group_chars = i + 1, 0
-    result.extend(_batch_group(texts[group_start:], length, count))
+    result.extend(_batch_group(texts[group_start:], length, count, exclude))
     return result
 
 
-def _batch_group(texts: Sequence[str], length: int, count: int) -> list[list[int]]:
+def _batch_group(
+    texts: Sequence[str], length: int, count: int, exclude: Exclude | None = None
+) -> list[list[int]]:
     """Fingerprint a group of texts whose total size fits in the CPU cache."""
     if not texts:
         return []
@@ -193,6 +216,9 @@ def _batch_group(texts: Sequence[str], length: int, count: int) -> list[list[int
     fresh = np.ones(len(values), dtype=bool)
     fresh[1:] = (values[1:] != values[:-1]) | (owner[1:] != owner[:-1])
     values, owner = values[fresh], owner[fresh]
+    if exclude is not None and len(values):
+        keep = ~np.asarray(exclude(values), dtype=bool)
+        values, owner = values[keep], owner[keep]
     first = np.searchsorted(owner, np.arange(len(texts)), side="left").tolist()
     last = np.searchsorted(owner, np.arange(len(texts)), side="right").tolist()
     reversed_values = bit_reverse64(values).tolist()
@@ -203,7 +229,7 @@ def _batch_group(texts: Sequence[str], length: int, count: int) -> list[list[int
         if got >= count or exhaustive[i]:
             result.append(reversed_values[first[i] : first[i] + min(got, count)])
         else:
-            result.append(exact_features(text, length, count))
+            result.append(exact_features(text, length, count, exclude))
     return result
 
 
@@ -248,11 +274,14 @@ class AtaScheme:
             note=note,
         )
 
-    def vector(self, body: CanonicalBody) -> FeatureVector:
-        """Return the feature vector of a canonical body."""
-        return self._vector(body, ata_features(body.text, self.length, self.count))
+    def vector(self, body: CanonicalBody, exclude: Exclude | None = None) -> FeatureVector:
+        """Return the feature vector of a canonical body (``exclude``: windows never
+        selected, see ``Exclude``)."""
+        return self._vector(body, ata_features(body.text, self.length, self.count, exclude))
 
-    def vectors(self, bodies: Sequence[CanonicalBody]) -> list[FeatureVector]:
+    def vectors(
+        self, bodies: Sequence[CanonicalBody], exclude: Exclude | None = None
+    ) -> list[FeatureVector]:
         """Return the feature vectors of many canonical bodies (one batched pass)."""
-        batch = ata_features_batch([b.text for b in bodies], self.length, self.count)
+        batch = ata_features_batch([b.text for b in bodies], self.length, self.count, exclude)
         return [self._vector(b, f) for b, f in zip(bodies, batch, strict=True)]
