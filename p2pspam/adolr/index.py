@@ -12,7 +12,7 @@ import heapq
 from collections.abc import Iterable, Iterator
 
 from p2pspam.adolr.keys import feature_key
-from p2pspam.adolr.query import DEFAULT_MAX_GUIDS, Match, evaluate
+from p2pspam.adolr.query import DEFAULT_MAX_GUIDS, Match, check_query, evaluate
 from p2pspam.adolr.records import (
     DEFAULT_CAP,
     MAX_VOTES_PER_RECORD,
@@ -34,7 +34,35 @@ from p2pspam.adolr.records import (
 )
 
 
-class ApproxIndex:
+class LocalRouting:
+    """``route_approx`` over whatever ``feature_objects_for`` a holder of feature objects
+    provides (shared by ApproxIndex and the SQLite Store)."""
+
+    max_guids: int
+
+    def feature_objects_for(
+        self, namespace: str, features: Iterable[int]
+    ) -> dict[int, FeatureObject]:
+        """Return feature -> feature object for those of ``features`` held here."""
+        raise NotImplementedError
+
+    def route_approx(
+        self,
+        features: Iterable[int],
+        namespace: str,
+        thres: int,
+        now_ms: int | None = None,
+    ) -> list[Match]:
+        """Return every GUID held here whose vector shares at least ``thres`` counted
+        features with ``features`` (see ``p2pspam.adolr.query.evaluate``)."""
+        features = tuple(check_query(features, thres))
+        objects = self.feature_objects_for(namespace, features)
+        return evaluate(
+            features, thres, objects, namespace=namespace, now_ms=now_ms, max_guids=self.max_guids
+        )
+
+
+class ApproxIndex(LocalRouting):
     """Feature objects, object records and path pointers held by one node, in memory.
 
     ``cap``: distinct GUIDs per feature object before it becomes a boilerplate marker
@@ -144,21 +172,6 @@ class ApproxIndex:
         for f in entry.features:
             self.add_entry(feature_key(entry.namespace, f), entry)
         return len(entry.features)
-
-    def route_approx(
-        self,
-        features: Iterable[int],
-        namespace: str,
-        thres: int,
-        now_ms: int | None = None,
-    ) -> list[Match]:
-        """Return every GUID held here whose vector shares at least ``thres`` counted
-        features with ``features`` (see ``p2pspam.adolr.query.evaluate``)."""
-        features = tuple(features)
-        objects = self.feature_objects_for(namespace, features)
-        return evaluate(
-            features, thres, objects, namespace=namespace, now_ms=now_ms, max_guids=self.max_guids
-        )
 
     # ------------------------------------------------------------------ object records
 

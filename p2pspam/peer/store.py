@@ -25,8 +25,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from p2pspam.adolr.index import LocalRouting
 from p2pspam.adolr.keys import KEY_BYTES, feature_key
-from p2pspam.adolr.query import DEFAULT_MAX_GUIDS, Match, evaluate
+from p2pspam.adolr.query import DEFAULT_MAX_GUIDS
 from p2pspam.adolr.records import (
     DEFAULT_CAP,
     MAX_VOTES_PER_RECORD,
@@ -155,7 +156,7 @@ class RepublishBatch:
     records: list[ObjectRecord]
 
 
-class Store:
+class Store(LocalRouting):
     """A peer's feature objects, object records, path pointers and meta data in SQLite.
 
     ``cap`` must equal the network's boilerplate cap (and the one used for the data
@@ -425,21 +426,6 @@ class Store:
             for f in entry.features:
                 self._add_entry(feature_key(entry.namespace, f), entry)
         return len(entry.features)
-
-    def route_approx(
-        self,
-        features: Iterable[int],
-        namespace: str,
-        thres: int,
-        now_ms: int | None = None,
-    ) -> list[Match]:
-        """Return every GUID held here whose vector shares at least ``thres`` counted
-        features with ``features`` (see ``p2pspam.adolr.query.evaluate``)."""
-        features = tuple(features)
-        objects = self.feature_objects_for(namespace, features)
-        return evaluate(
-            features, thres, objects, namespace=namespace, now_ms=now_ms, max_guids=self.max_guids
-        )
 
     # ------------------------------------------------------------------ object records
 
