@@ -7,8 +7,11 @@ from typing import Any, Protocol
 
 from p2pspam.errors import ParameterError
 from p2pspam.fingerprint.ata import AtaScheme
+from p2pspam.fingerprint.imatch import make_imatch
+from p2pspam.fingerprint.lsh import make_lsh
 from p2pspam.fingerprint.normalize import CanonicalBody
 from p2pspam.fingerprint.vector import FeatureVector
+from p2pspam.fingerprint.winnow import make_winnow
 
 
 class Scheme(Protocol):
@@ -33,7 +36,12 @@ def _ata(length: int | None = None, count: int | None = None, **extra: Any) -> S
     return AtaScheme(**kwargs)
 
 
-_FACTORIES: dict[str, Callable[..., Scheme]] = {"ata": _ata}
+_FACTORIES: dict[str, Callable[..., Scheme]] = {
+    "ata": _ata,
+    "imatch": make_imatch,
+    "winnow": make_winnow,
+    "lsh": make_lsh,
+}
 
 
 def register_scheme(name: str, factory: Callable[..., Scheme]) -> None:
@@ -55,17 +63,3 @@ def get_scheme(name: str, **params: Any) -> Scheme:
             f"unknown scheme {name!r}; known schemes: {', '.join(scheme_names())}"
         ) from None
     return factory(**params)
-
-
-def _register_related_work() -> None:
-    # Imported here, not at the top: each module imports this registry's neighbours.
-    from p2pspam.fingerprint.imatch import make_imatch
-    from p2pspam.fingerprint.lsh import make_lsh
-    from p2pspam.fingerprint.winnow import make_winnow
-
-    _FACTORIES.setdefault("imatch", make_imatch)
-    _FACTORIES.setdefault("winnow", make_winnow)
-    _FACTORIES.setdefault("lsh", make_lsh)
-
-
-_register_related_work()
