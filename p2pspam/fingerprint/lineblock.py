@@ -16,16 +16,14 @@ gives the ``X-P2PSpam-Bulk`` header to add.
 
 from __future__ import annotations
 
-import email
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from email import policy
 
 import numpy as np
 
 from p2pspam.errors import InputError, ParameterError
-from p2pspam.fingerprint.normalize import _collect, canonical_text
+from p2pspam.fingerprint.normalize import body_parts, canonical_text
 
 SPEC_VERSION = 1
 DEFAULT_MAX_WORDS = 100
@@ -57,10 +55,7 @@ def text_blocks(text: str, max_words: int = DEFAULT_MAX_WORDS) -> list[str]:
 def body_text(raw: bytes) -> str:
     """Return the decoded text of a message body with its lines kept (the same parts,
     decoding and HTML rendering as the canonical text, before whitespace folding)."""
-    message = email.message_from_bytes(raw, policy=policy.compat32)
-    parts: list[str] = []
-    _collect(message, parts, 0)
-    return "\n".join(parts)
+    return "\n".join(body_parts(raw))
 
 
 def message_blocks(raw: bytes, max_words: int = DEFAULT_MAX_WORDS) -> list[str]:

@@ -131,14 +131,21 @@ def _collect(part: email.message.Message, out: list[str], depth: int) -> None:
         _collect(child, out, depth + 1)
 
 
+def body_parts(raw: bytes) -> list[str]:
+    """Return the decoded texts of the body parts that make up the canonical text, in
+    order, before canonicalisation (lines and case kept; HTML already rendered as text)."""
+    message = email.message_from_bytes(raw, policy=policy.compat32)
+    parts: list[str] = []
+    _collect(message, parts, 0)
+    return parts
+
+
 def canonical_body(raw: bytes) -> CanonicalBody:
     """Return the canonical text of the body of an RFC 5322 message given as raw bytes.
 
     Headers are not part of it. Never raises on malformed mail: what cannot be decoded
     is replaced, and a message with no text part has an empty text and a note."""
-    message = email.message_from_bytes(raw, policy=policy.compat32)
-    parts: list[str] = []
-    _collect(message, parts, 0)
+    parts = body_parts(raw)
     if not parts:
         return CanonicalBody("", NOTE_NO_TEXT_BODY)
     text = canonical_text("\n".join(parts))
