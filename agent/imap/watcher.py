@@ -78,6 +78,8 @@ class Watcher:
         self.clock = clock or (lambda: int(time.time() * 1000))
         self.account = f"{settings.user}@{settings.host}:{settings.port}"
         self.retry_delays: list[float] = []  # the back-off waits so far, in seconds
+        self.scans = 0  # completed scans (for status and tests)
+        self.used_idle = False  # whether the server's IDLE was used to wait
 
     def connect(self) -> IMAPClient:
         """Open an authenticated IMAP session (creating the Junk folder if missing)."""
@@ -122,6 +124,7 @@ class Watcher:
         report = ScanReport()
         self._scan_junk(imap, report)
         self._scan_inbox(imap, report)
+        self.scans += 1
         return report
 
     def _scan_junk(self, imap: IMAPClient, report: ScanReport) -> None:
@@ -174,6 +177,7 @@ class Watcher:
         if b"IDLE" not in imap.capabilities():
             stop.wait(self.settings.poll)
             return
+        self.used_idle = True
         imap.select_folder(self.settings.inbox)
         imap.idle()
         try:

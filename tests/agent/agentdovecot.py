@@ -163,8 +163,11 @@ def _user_exists(name: str) -> bool:
 
 
 @contextlib.contextmanager
-def running_dovecot(binary: str, users: int = 24, timeout: float = 20.0) -> Iterator[Dovecot]:
-    """Start Dovecot with ``users`` accounts (user01, ...) and stop it on exit."""
+def running_dovecot(
+    binary: str, users: int = 24, timeout: float = 20.0, extra: str = ""
+) -> Iterator[Dovecot]:
+    """Start Dovecot with ``users`` accounts (user01, ...) and stop it on exit; ``extra``
+    is appended to its configuration."""
     # Not under pytest's tmp dir: Dovecot's unprivileged processes must traverse it.
     root = Path(tempfile.mkdtemp(prefix="p2pspam-dovecot-", dir="/tmp"))
     root.chmod(0o755)
@@ -187,6 +190,7 @@ def running_dovecot(binary: str, users: int = 24, timeout: float = 20.0) -> Iter
             uid=uid,
             gid=gid,
         )
+        + extra
     )
     process = subprocess.Popen(
         [binary, "-F", "-c", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT

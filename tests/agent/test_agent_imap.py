@@ -35,8 +35,10 @@ def dovecot() -> Iterator[Dovecot]:
 class Mailbox:
     """One Dovecot user: the person (an IMAP session) and their watcher's parts."""
 
-    def __init__(self, server: Dovecot, world: LocalWorld, tmp: Path) -> None:
-        self.user = server.users[next(_accounts) - 1]
+    def __init__(
+        self, server: Dovecot, world: LocalWorld, tmp: Path, user: str | None = None
+    ) -> None:
+        self.user = user or server.users[next(_accounts) - 1]
         self.server = server
         self.config_path = world.add_user(f"imap-{self.user}-{tmp.name}")
         self.config = load_config(self.config_path)
@@ -210,6 +212,7 @@ def test_the_running_watcher_files_new_spam_using_idle(
         while time.monotonic() < deadline and not other.uids("Junk"):
             time.sleep(0.2)
         assert len(other.uids("Junk")) == 1
+        assert watcher.used_idle
     finally:
         stop.set()
         thread.join(10)
@@ -341,3 +344,34 @@ def test_an_untrusted_certificate_is_refused_with_a_clear_error(
     assert result.returncode == 2
     assert b"certificate" in result.stderr.lower()
     assert result.stderr.count(b"\n") == 1
+
+
+def test_without_idle_the_watcher_polls(world: LocalWorld, tmp_path: Path) -> None:
+    no_idle = "imap_capability = IMAP4rev1 LITERAL+ SASL-IR ID ENABLE UIDPLUS MOVE SPECIAL-USE\n"
+    with running_dovecot(require_binary("dovecot"), users=2, extra=no_idle) as server:
+        marker = Mailbox(server, world, tmp_path, server.users[0])
+        receiver = Mailbox(server, world, tmp_path, server.users[1])
+        original, edited = campaign(f"imap-10-{tmp_path.name}")
+        marker.scan()
+        marker.deliver(original, "Junk")
+        marker.scan()
+        watcher = receiver.watcher(poll=0.3)
+        stop = threading.Event()
+        thread = threading.Thread(target=watcher.run, args=(stop,), daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + 20
+            while watcher.scans == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            receiver.deliver(edited)
+            while time.monotonic() < deadline and not receiver.uids("Junk"):
+                time.sleep(0.2)
+            assert len(receiver.uids("Junk")) == 1
+            assert not watcher.used_idle
+        finally:
+            stop.set()
+            thread.join(10)
+            watcher.network.close()
+            watcher.state.close()
+            marker.person.logout()
+            receiver.person.logout()
