@@ -117,6 +117,9 @@ class RouteResult:
     matches: list[RoutedMatch]
     rounds: int
     cached: bool = False
+    # sequential request rounds on the querier's critical path: the feature lookups'
+    # rounds plus the rounds of any object lookup made after them
+    round_trips: int = 0
 
 
 def now_ms() -> int:
@@ -300,7 +303,19 @@ class AdolrNode:
 
         await asyncio.gather(*(ping(a) for a in set(addresses) if a != self.listen_address))
         await self._node_lookup(self.node_id)
+        await self.refresh_buckets()
         return len(self.contacts())
+
+    async def refresh_buckets(self) -> None:
+        """Look up a random id in every bucket's range (the Kademlia join step): without
+        it a node may never learn of whole subtrees and answer lookups for their keys as
+        if it were the closest."""
+        buckets = list(self.protocol.router.buckets)
+        targets = [
+            random.randint(b.range[0], min(b.range[1], (1 << 160) - 1)).to_bytes(20, "big")
+            for b in buckets
+        ]
+        await gather_limited((self._find_nodes(t) for t in targets), 4)
 
     # -- lookups ---------------------------------------------------------------------
 
@@ -483,11 +498,16 @@ class AdolrNode:
     async def get_object(self, guid: bytes) -> ObjectRecord | None:
         """Return the object record of ``guid`` (local copy merged with the first remote
         replica found), or None."""
+        record, _ = await self._fetch_object(guid)
+        return record
+
+    async def _fetch_object(self, guid: bytes) -> tuple[ObjectRecord | None, int]:
+        """The record of ``guid`` and the lookup rounds it took."""
         local = self.store.get_object(guid)
         lookup: Lookup[Address] = Lookup(
             _int_id(guid),
             self._seeds(guid),
-            k=self.window,
+            k=self.config.replicas,
             alpha=self.config.alpha,
             exclude=[_int_id(self.node_id)],
         )
@@ -501,8 +521,8 @@ class AdolrNode:
         await self._drive(lookup, "find_object", lambda: (guid,), parse)
         remote = self.verified_record(lookup.answer) if lookup.answer is not None else None
         if local is None:
-            return remote
-        return local if remote is None else merge_records(local, remote)
+            return remote, lookup.rounds
+        return (local if remote is None else merge_records(local, remote)), lookup.rounds
 
     # -- routing ---------------------------------------------------------------------
 
@@ -572,7 +592,7 @@ class AdolrNode:
             lookup: Lookup[Address] = Lookup(
                 _int_id(key),
                 self._seeds(key),
-                k=self.window,
+                k=self.config.replicas,
                 alpha=self.config.alpha,
                 ttl=ttl,
                 exclude=[_int_id(self.node_id)],
@@ -599,8 +619,11 @@ class AdolrNode:
 
         lookups = await asyncio.gather(*(one(f) for f in plan))
         missing = [g for g, m in found.items() if m.record is None]
+        object_rounds = 0
         if missing:
-            records = await asyncio.gather(*(self.get_object(g) for g in missing))
+            fetched = await asyncio.gather(*(self._fetch_object(g) for g in missing))
+            object_rounds = max(r for _, r in fetched)
+            records = [rec for rec, _ in fetched]
             for guid, rec in zip(missing, records, strict=True):
                 if rec is not None:
                     old = found[guid]
@@ -614,14 +637,16 @@ class AdolrNode:
             rounds = max((lk.rounds for lk in lookups), default=0)
         if matches and use_cache:
             self._cache.put(cache_key, [(m.guid, m) for m in matches], loop.time())
-        return RouteResult(matches, rounds)
+        lookup_rounds = max((lk.rounds for lk in lookups), default=0)
+        return RouteResult(matches, rounds, round_trips=lookup_rounds + object_rounds)
 
     async def _from_cache(self, cached: list[tuple[bytes, RoutedMatch]]) -> RouteResult:
-        records = await asyncio.gather(*(self.get_object(g) for g, _ in cached))
+        fetched = await asyncio.gather(*(self._fetch_object(g) for g, _ in cached))
+        records = [rec for rec, _ in fetched]
         out = []
         for (_, m), rec in zip(cached, records, strict=True):
             out.append(RoutedMatch(m.guid, m.overlap, m.matched, m.discounted, m.features, rec))
-        return RouteResult(out, 0, cached=True)
+        return RouteResult(out, 0, cached=True, round_trips=max(r for _, r in fetched))
 
     def _routed(self, m: messages.WireMatch) -> RoutedMatch:
         rec = self.verified_record(m.record) if m.record is not None else None
@@ -668,7 +693,7 @@ class AdolrNode:
             lookup: Lookup[Address] = Lookup(
                 _int_id(key),
                 self._seeds(key),
-                k=self.window,
+                k=self.config.replicas,
                 alpha=self.config.alpha,
                 exclude=[_int_id(self.node_id)],
             )
@@ -682,8 +707,10 @@ class AdolrNode:
         fetched = await asyncio.gather(*(fetch(f) for f in features))
         objects = {f: obj for f, (_, obj) in zip(features, fetched, strict=True) if obj}
         found = evaluate(features, thres, objects, namespace=namespace, now_ms=self.clock())
-        records = await asyncio.gather(*(self.get_object(m.guid) for m in found))
+        got = await asyncio.gather(*(self._fetch_object(m.guid) for m in found))
+        records = [rec for rec, _ in got]
         rounds = max((lk.rounds for lk, _ in fetched), default=0)
+        object_rounds = max((r for _, r in got), default=0)
         return RouteResult(
             [
                 RoutedMatch(
@@ -692,6 +719,7 @@ class AdolrNode:
                 for m, r in zip(found, records, strict=True)
             ],
             rounds,
+            round_trips=rounds + object_rounds,
         )
 
     # -- votes -----------------------------------------------------------------------

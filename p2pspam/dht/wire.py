@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import msgpack
@@ -170,18 +171,23 @@ def blob_list(value: Any, max_items: int, max_len: int, what: str) -> list[bytes
     return [blob(v, max_len, what) for v in value]
 
 
+@lru_cache(maxsize=4096)
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def contact(value: Any) -> tuple[bytes, str, int]:
     """Validate a contact ``[id, ip, port]`` as sent in find_node replies."""
     if not isinstance(value, list | tuple) or len(value) != 3:
         raise bad("contact must be [id, ip, port]")
     nid, ip, port = value
     node_id(nid)
-    if not isinstance(ip, str) or len(ip) > 45:
-        raise bad("contact ip must be a string")
-    try:
-        ipaddress.ip_address(ip)
-    except ValueError as exc:
-        raise bad("contact ip must be an IP address") from exc
+    if not isinstance(ip, str) or len(ip) > 45 or not _is_ip(ip):
+        raise bad("contact ip must be an IP address")
     integer(port, 1, 65535, "port")
     return nid, ip, port
 
