@@ -90,15 +90,27 @@ class AgentConfig:
     """The effective agent settings."""
 
     peers: tuple[str, ...] = DEFAULT_PEERS
-    credential: Path = field(default_factory=lambda: _user_config_dir() / "user.key")
+    credential_file: Path | None = None  # None: the default, resolved only when used
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     concurrency: int = DEFAULT_CONCURRENCY
-    state_dir: Path = field(default_factory=_user_state_dir)
+    state_directory: Path | None = None  # None: the default, resolved only when used
     min_votes: int = DEFAULT_MIN_VOTES
     ratio: float = DEFAULT_RATIO
     schemes: tuple[SchemeSetting, ...] = (SchemeSetting(),)
     source: str = "built-in defaults"
+
+    # The platform directories are looked up lazily: ``agent filter`` never needs them,
+    # and platformdirs costs start-up time.
+    @property
+    def credential(self) -> Path:
+        """The user's credential file."""
+        return self.credential_file or _user_config_dir() / "user.key"
+
+    @property
+    def state_dir(self) -> Path:
+        """Where the IMAP watcher keeps its state."""
+        return self.state_directory or _user_state_dir()
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain data (what ``agent config show`` prints)."""
@@ -181,7 +193,6 @@ def parse_config(data: dict[str, Any], where: str, base: Path) -> AgentConfig:
     unknown = set(table) - known
     if unknown:
         raise _bad(where, f"unknown [agent] keys {sorted(unknown)}")
-    defaults = AgentConfig()
     peers = table.get("peers", list(DEFAULT_PEERS))
     if not isinstance(peers, list) or not peers or not all(isinstance(p, str) for p in peers):
         raise _bad(where, f"peers must be a non-empty list of 'host:port' strings, got {peers!r}")
@@ -201,22 +212,22 @@ def parse_config(data: dict[str, Any], where: str, base: Path) -> AgentConfig:
         raise _bad(where, f"ratio must be between 0 and 1, got {ratio}")
     schemes_raw = table.get("schemes")
     if schemes_raw is None:
-        schemes = defaults.schemes
+        schemes: tuple[SchemeSetting, ...] = (SchemeSetting(),)
     elif not isinstance(schemes_raw, list) or not schemes_raw:
         raise _bad(where, "schemes must be a non-empty array of tables ([[agent.schemes]])")
     else:
         schemes = tuple(_scheme(s, where) for s in schemes_raw)
     return AgentConfig(
         peers=tuple(peers),
-        credential=_path(table["credential"], base, where, "credential")
+        credential_file=_path(table["credential"], base, where, "credential")
         if "credential" in table
-        else defaults.credential,
+        else None,
         connect_timeout=_number(table, "connect_timeout", DEFAULT_CONNECT_TIMEOUT, where, 0.001),
         request_timeout=_number(table, "request_timeout", DEFAULT_REQUEST_TIMEOUT, where, 0.001),
         concurrency=_int(table, "concurrency", DEFAULT_CONCURRENCY, where, 1),
-        state_dir=_path(table["state_dir"], base, where, "state_dir")
+        state_directory=_path(table["state_dir"], base, where, "state_dir")
         if "state_dir" in table
-        else defaults.state_dir,
+        else None,
         min_votes=_int(policy, "min_votes", DEFAULT_MIN_VOTES, where, 1),
         ratio=ratio,
         schemes=schemes,
