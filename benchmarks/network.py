@@ -91,6 +91,26 @@ async def measure(
     }
 
 
+ROWS = (
+    ("p50_ms", "latency p50 (ms)"),
+    ("p99_ms", "latency p99 (ms)"),
+    ("datagrams", "datagrams / check"),
+    ("bytes", "bytes / check"),
+    ("round_trips", "round trips / check"),
+    ("found", "checks with a match"),
+)
+
+
+def table(title: str, optimised: dict[str, float], naive: dict[str, float]) -> None:
+    """Print optimised against naive figures."""
+    print(f"{title:24}{'optimised':>12}{'naive':>12}{'ratio':>8}")
+    for key, label in ROWS:
+        a, b = optimised[key], naive[key]
+        ratio = f"{a / b:.2f}" if b else "-"
+        print(f"{label:24}{a:>12.1f}{b:>12.1f}{ratio:>8}")
+    print()
+
+
 async def main(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     scheme = get_scheme("ata")
@@ -118,10 +138,17 @@ async def main(args: argparse.Namespace) -> None:
         queries = scheme.vectors([canonical_body_of_text(" ".join(t)) for t in copies + hams])
         node = client.node
 
-        optimised = await measure(
-            net, queries, lambda v: node.route_approx(v, THRES, use_cache=False)
-        )
-        naive = await measure(net, queries, lambda v: node.route_naive(v, THRES))
+        def optimised_run(v: Any) -> Awaitable[Any]:
+            return node.route_approx(v, THRES, use_cache=False)
+
+        def naive_run(v: Any) -> Awaitable[Any]:
+            return node.route_naive(v, THRES)
+
+        spam_q, ham_q = queries[:half], queries[half:]
+        spam_opt = await measure(net, spam_q, optimised_run)
+        spam_naive = await measure(net, spam_q, naive_run)
+        ham_opt = await measure(net, ham_q, optimised_run)
+        ham_naive = await measure(net, ham_q, naive_run)
 
         api = client.api_address
         latencies: list[float] = []
@@ -155,20 +182,8 @@ async def main(args: argparse.Namespace) -> None:
         f"{args.peers} peers, {args.checks} queries ({half} edited spam copies, "
         f"{args.checks - half} ham), THRES={THRES}, replicas={args.replicas}"
     )
-    header = f"{'':24}{'optimised':>12}{'naive':>12}{'ratio':>8}"
-    print(header)
-    for key, label in (
-        ("p50_ms", "latency p50 (ms)"),
-        ("p99_ms", "latency p99 (ms)"),
-        ("datagrams", "datagrams / check"),
-        ("bytes", "bytes / check"),
-        ("round_trips", "round trips / check"),
-        ("found", "checks with a match"),
-    ):
-        a, b = optimised[key], naive[key]
-        ratio = f"{a / b:.2f}" if b else "-"
-        print(f"{label:24}{a:>12.1f}{b:>12.1f}{ratio:>8}")
-    print()
+    table("edited spam copies", spam_opt, spam_naive)
+    table("ham", ham_opt, ham_naive)
     print(
         f"agent API check (client-side, new connection per check): "
         f"p50 {pct(sequential, 0.5):.1f} ms, p99 {pct(sequential, 0.99):.1f} ms"
@@ -176,13 +191,23 @@ async def main(args: argparse.Namespace) -> None:
     print(f"agent API throughput with {args.concurrency} concurrent clients: {rate:.0f} checks/s")
     print()
     bars = [
-        ("optimised datagrams <= naive", optimised["datagrams"] <= naive["datagrams"]),
         (
-            "optimised needs at least one fewer round trip",
-            optimised["round_trips"] <= naive["round_trips"] - 1,
+            "optimised datagrams <= naive (spam and ham)",
+            spam_opt["datagrams"] <= spam_naive["datagrams"]
+            and ham_opt["datagrams"] <= ham_naive["datagrams"],
         ),
-        (f"p50 check latency < {P50_BAR_MS:.0f} ms", optimised["p50_ms"] < P50_BAR_MS),
-        ("same matches found", optimised["found"] == naive["found"]),
+        (
+            "optimised spam check: at least one fewer round trip",
+            spam_opt["round_trips"] <= spam_naive["round_trips"] - 1,
+        ),
+        (
+            f"p50 check latency < {P50_BAR_MS:.0f} ms (spam and ham)",
+            max(spam_opt["p50_ms"], ham_opt["p50_ms"]) < P50_BAR_MS,
+        ),
+        (
+            "same matches found",
+            (spam_opt["found"], ham_opt["found"]) == (spam_naive["found"], ham_naive["found"]),
+        ),
     ]
     for label, ok in bars:
         print(f"{'PASS' if ok else 'FAIL'}  {label}")

@@ -800,7 +800,7 @@ class AdolrNode:
         holds_key = any(feature_key(query.namespace, f) == query.key for f in objects)
         reply: dict[str, Any] = {"holds_key": holds_key}
         if not holds_key:
-            reply["closer"] = self.protocol.neighbors(query.key, exclude=exclude)
+            reply["closer"] = self.protocol.neighbors(query.key, exclude, self.config.replicas)
         if objects:
             try:
                 found = evaluate(
@@ -902,7 +902,7 @@ class AdolrNode:
         rec = self.store.get_object(guid)
         if rec is not None:
             return {"record": fit_record(rec)}
-        return {"closer": self.protocol.neighbors(guid, exclude=source)}
+        return {"closer": self.protocol.neighbors(guid, source, self.config.replicas)}
 
     def _rpc_get_feature(self, sender: Address, nodeid: bytes, key: bytes) -> dict[str, Any]:
         source = self._welcome(sender, nodeid)
@@ -911,7 +911,7 @@ class AdolrNode:
             raw = object_to_wire(obj)
             if len(msgpack.packb(raw, use_bin_type=True)) < wire.MAX_DATAGRAM - 1000:
                 return {"object": raw}
-        return {"closer": self.protocol.neighbors(key, exclude=source)}
+        return {"closer": self.protocol.neighbors(key, source, self.config.replicas)}
 
     def _rpc_revocations(self, sender: Address, nodeid: bytes, signed: bytes) -> bool:
         self._welcome(sender, nodeid)

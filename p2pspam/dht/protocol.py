@@ -321,9 +321,12 @@ class HardenedProtocol(KademliaProtocol):
         self.welcome_if_new(source)
         return self.neighbors(key, exclude=source)
 
-    def neighbors(self, key: bytes, exclude: Node | None = None) -> list[list[Any]]:
-        """The ``ksize`` contacts closest to ``key`` as wire contacts ``[id, ip, port]``."""
-        found = self.router.find_neighbors(Node(key), exclude=exclude)
+    def neighbors(
+        self, key: bytes, exclude: Node | None = None, k: int | None = None
+    ) -> list[list[Any]]:
+        """The ``k`` (default ksize) contacts closest to ``key`` as wire contacts
+        ``[id, ip, port]``."""
+        found = self.router.find_neighbors(Node(key), k=k, exclude=exclude)
         return [[n.id, n.ip, n.port] for n in found]
 
     async def call_find_node(self, node_to_ask: Node, node_to_find: Node) -> Any:
