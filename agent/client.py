@@ -169,7 +169,14 @@ class AgentClient:
             self._current = None
         assert self._nursery is not None
         self._nursery.cancel_scope.cancel()
-        return await self._stack.__aexit__(exc_type, exc, tb)
+        try:
+            return await self._stack.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # The readers never raise: an exception from the body comes back wrapped by
+            # the nursery; let it propagate as it was raised.
+            if exc is not None and list(group.exceptions) == [exc]:
+                return False
+            raise
 
     @property
     def connected_to(self) -> str | None:

@@ -7,10 +7,11 @@ unreadable input, or a message the peers could not be asked about).
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, field
 
 from agent.config import add_config_argument
 
-CHUNK = 4096  # messages read per round (fingerprinted in smaller batches)
+CHUNK = 2048  # messages read per round (fingerprinted in smaller batches)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,53 +29,81 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check every message of the inputs."""
-    import json
-    import sys
-
     import trio
 
     from agent.config import load_config
-    from agent.runtime import read_inputs
-    from agent.wire import AgentError
 
     config = load_config(args.config)
-    messages, unreadable = read_inputs(args.inputs)
-    for bad in unreadable:
-        print(f"p2pspam agent check: {bad.source}: {bad.reason}", file=sys.stderr)
-    verdicts = trio.run(_check_all, config, messages)
-    failed = [v for v in verdicts if v.status == "unknown" and v.scheme is None]
-    if verdicts and len(failed) == len(verdicts):
-        raise AgentError("unavailable", f"no message could be checked: {failed[0].reason}")
-    if args.json:
-        for verdict in verdicts:
-            print(json.dumps(verdict.to_json()))
-    else:
-        _print_table(verdicts)
-    errors = failed
-    for verdict in errors[:5]:
-        print(f"p2pspam agent check: {verdict.source}: {verdict.reason}", file=sys.stderr)
-    if unreadable or errors:
+    tally = trio.run(_check_stream, config, args.inputs, args.json)
+    if not args.json:
+        _print_table(tally.verdicts)
+    if tally.unreadable or tally.failed:
         return 2
-    return 1 if any(v.status == "spam" for v in verdicts) else 0
+    return 1 if tally.spam else 0
 
 
-async def _check_all(config: object, messages: list) -> list:
+@dataclass
+class _Tally:
+    """What the run found (verdicts kept only for the table)."""
+
+    spam: int = 0
+    failed: int = 0
+    unreadable: int = 0
+    checked: int = 0
+    verdicts: list = field(default_factory=list)
+
+
+async def _check_stream(config: object, inputs: list[str], as_json: bool) -> _Tally:
+    """Read, fingerprint and check the inputs a chunk at a time (memory stays bounded
+    for any mailbox size); JSON rows are printed as each chunk completes."""
+    import itertools
+    import json
+    import sys
+
     from agent.checking import Checker
     from agent.runtime import make_client, progress
+    from agent.wire import AgentError
+    from p2pspam.mailio import RawMessage, iter_messages
 
-    verdicts = []
-    with progress(len(messages), "checking") as bar:
-        task = bar.add_task("checking", total=len(messages))
+    items = iter_messages(inputs)
+    chunk = list(itertools.islice(items, CHUNK))
+    tally = _Tally()
+    total = len(chunk) if len(chunk) < CHUNK else None
+    with progress(total if total is not None else CHUNK + 1, "checking") as bar:
+        task = bar.add_task("checking", total=total)
         async with make_client(config) as client:
             checker = Checker.from_config(client, config)
-            for start in range(0, len(messages), CHUNK):
-                chunk = messages[start : start + CHUNK]
-                verdicts += await checker.check_batch(
-                    [m.source for m in chunk],
-                    [m.data for m in chunk],
+            while chunk:
+                messages = [m for m in chunk if isinstance(m, RawMessage)]
+                for bad in chunk:
+                    if not isinstance(bad, RawMessage):
+                        tally.unreadable += 1
+                        print(f"p2pspam agent check: {bad.source}: {bad.reason}", file=sys.stderr)
+                verdicts = await checker.check_batch(
+                    [m.source for m in messages],
+                    [m.data for m in messages],
                     on_done=lambda: bar.advance(task),
                 )
-    return verdicts
+                failed = [v for v in verdicts if v.status == "unknown" and v.scheme is None]
+                if verdicts and len(failed) == len(verdicts) and not tally.checked:
+                    raise AgentError(
+                        "unavailable", f"no message could be checked: {failed[0].reason}"
+                    )
+                for verdict in failed[: max(0, 5 - tally.failed)]:
+                    print(
+                        f"p2pspam agent check: {verdict.source}: {verdict.reason}",
+                        file=sys.stderr,
+                    )
+                tally.failed += len(failed)
+                tally.checked += len(verdicts)
+                tally.spam += sum(v.status == "spam" for v in verdicts)
+                if as_json:
+                    sys.stdout.write("".join(json.dumps(v.to_json()) + "\n" for v in verdicts))
+                    sys.stdout.flush()
+                else:
+                    tally.verdicts += verdicts
+                chunk = list(itertools.islice(items, CHUNK))
+    return tally
 
 
 def _print_table(verdicts: list) -> None:

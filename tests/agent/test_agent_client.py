@@ -109,6 +109,16 @@ async def test_concurrent_requests_get_their_own_replies_even_out_of_order() -> 
     assert results == {n: n for n in range(20)}
 
 
+async def test_an_error_raised_in_the_body_propagates_unwrapped() -> None:
+    async with trio.open_nursery() as nursery:
+        address = await serve(nursery, echo)
+        with pytest.raises(AgentError, match="from the body"):
+            async with AgentClient([address]) as client:
+                await client.call("status", {})
+                raise AgentError("x", "from the body")
+        nursery.cancel_scope.cancel()
+
+
 async def test_request_ids_are_distinct() -> None:
     seen: list[int] = []
 
