@@ -968,6 +968,12 @@ class AdolrNode:
     async def _hand_off(self, node: Node) -> None:
         """Send ``node`` the feature objects and records it should hold: those of keys it
         is closer to than this node is, which are within our replica set, in batches."""
+        # A contact is added on any message, so its address may be spoofed: hand records
+        # only to a node that answers a ping from that address with the same id.
+        ok, answer = await self.protocol.call((node.ip, node.port), "ping", self.node_id)
+        if not ok or answer != node.id:
+            self.protocol.counters["handoff.unverified"] += 1
+            return
         router = self.protocol.router
         me = _int_id(self.node_id)
         sent = 0
@@ -1028,15 +1034,16 @@ class AdolrNode:
         """Store everything held here at the current replica nodes of its key; return
         how many objects and records were sent."""
         sent = 0
+
+        async def one(key: bytes, obj: FeatureObject | None, rec: ObjectRecord | None) -> None:
+            closest = await self._node_lookup(key)
+            await self._store_at(closest, [(key, obj)] if obj else [], [rec] if rec else [])
+
         for batch in self.store.iter_for_republish(64):
-            for key, obj in batch.objects:
-                closest = await self._node_lookup(key)
-                await self._store_at(closest, [(key, obj)], [])
-                sent += 1
-            for rec in batch.records:
-                closest = await self._node_lookup(rec.guid)
-                await self._store_at(closest, [], [rec])
-                sent += 1
+            jobs = [one(key, obj, None) for key, obj in batch.objects]
+            jobs += [one(rec.guid, None, rec) for rec in batch.records]
+            await gather_limited(jobs, 8)
+            sent += len(jobs)
         return sent
 
     async def _republish_loop(self) -> None:
