@@ -22,6 +22,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="add X-P2PSpam-* headers to the message on stdin (for procmail, Sieve, ...)",
     )
     parser.add_argument("--config", metavar="FILE", default=None, help="agent TOML config")
+    parser.add_argument(
+        "--bulk-state",
+        metavar="FILE",
+        default=None,
+        help="also score the message with the line-block bulk detector kept in FILE "
+        "(see agent bulk) and add its header",
+    )
     parser.set_defaults(func=run)
 
 
@@ -30,14 +37,15 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     raw = sys.stdin.buffer.read()
-    out = filter_bytes(raw, args.config)
+    out = filter_bytes(raw, args.config, args.bulk_state)
     sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
     return 0
 
 
-def filter_bytes(raw: bytes, config_path: str | None) -> bytes:
-    """Return ``raw`` with the verdict headers added (never raises)."""
+def filter_bytes(raw: bytes, config_path: str | None, bulk_state: str | None = None) -> bytes:
+    """Return ``raw`` with the verdict headers (and with ``bulk_state`` the bulk
+    detector's header) added; never raises."""
     from agent.headers import add_headers, verdict_headers
 
     try:
@@ -45,7 +53,28 @@ def filter_bytes(raw: bytes, config_path: str | None) -> bytes:
         headers = verdict_headers(verdict, failure)
     except Exception as exc:  # safe mode: any failure passes the message through
         headers = verdict_headers(None, f"internal error: {type(exc).__name__}: {exc}")
+    if bulk_state is not None:
+        headers.append(_bulk_header(raw, bulk_state))
     return add_headers(raw, headers)
+
+
+def _bulk_header(raw: bytes, state: str) -> tuple[str, str]:
+    """The bulk detector's header, or ``Unknown (reason)`` when it cannot run."""
+    from pathlib import Path
+
+    from agent.headers import safe_value
+    from agent.runtime import now_ms
+
+    try:
+        from agent.commands.bulk import bulk_state
+        from p2pspam.fingerprint.lineblock import bulk_header
+
+        with bulk_state(Path(state)) as detector:
+            return bulk_header(detector.observe_message(raw, now_ms()))
+    except Exception as exc:  # safe mode, as for the verdict
+        from p2pspam.fingerprint.lineblock import HEADER
+
+        return HEADER, f"Unknown ({safe_value(f'{type(exc).__name__}: {exc}')})"
 
 
 def _verdict(raw: bytes, config_path: str | None) -> tuple[object, str | None]:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agent.commands.filter import filter_bytes
 from agent.localpeers import LocalWorld
 
-OUR_HEADER = re.compile(rb"X-P2PSpam-(Status|Score|Match): [\x20-\x7e]*\r?\n")
+OUR_HEADER = re.compile(rb"X-P2PSpam-(Status|Score|Match|Bulk): [\x20-\x7e]*\r?\n")
 
 PLAIN = (
     b"From: a@example.org\nTo: b@example.org\nSubject: plain\n\n"
@@ -137,3 +137,29 @@ def test_a_bad_config_passes_the_message_through_marked_unknown(tmp_path: Path) 
 def test_any_bytes_come_out_unchanged_under_our_headers(data: bytes) -> None:
     output = filter_bytes(data, "/nonexistent/agent.toml")
     split_added(data, output)
+
+
+def test_with_a_bulk_state_repeated_mail_gets_a_rising_bulk_score(
+    world: LocalWorld, tmp_path: Path
+) -> None:
+    config = str(world.add_user("filter-bulk"))
+    state = str(tmp_path / "bulk.npz")
+    scores = []
+    for _ in range(2):
+        result = run_agent("filter", "--config", config, "--bulk-state", state, input=PLAIN)
+        assert result.returncode == 0
+        lines = split_added(PLAIN, result.stdout)
+        bulk = [line for line in lines if line.startswith(b"X-P2PSpam-Bulk: ")]
+        assert len(bulk) == 1
+        scores.append(int(bulk[0].split(b": ")[1]))
+    assert scores[0] < scores[1] == 100
+
+
+def test_an_unusable_bulk_state_passes_the_message_through(tmp_path: Path) -> None:
+    state = tmp_path / "bulk.npz"
+    state.write_bytes(b"not a detector")
+    result = run_agent("filter", "--config", "/nonexistent.toml", "--bulk-state", str(state),
+                       input=PLAIN)  # fmt: skip
+    assert result.returncode == 0
+    lines = split_added(PLAIN, result.stdout)
+    assert any(line.startswith(b"X-P2PSpam-Bulk: Unknown (") for line in lines)
