@@ -51,6 +51,38 @@ def fingerprint(raws: Sequence[bytes], schemes: Sequence[SchemeRuntime]) -> list
     return [list(vs) for vs in zip(*per_scheme, strict=True)] if per_scheme else []
 
 
+def requests(
+    schemes: Sequence[SchemeRuntime], vectors: Sequence[Any]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The ``check`` requests a message needs: (scheme index, args) for each scheme that
+    gave it features."""
+    return [
+        (i, check_args(vector, rt.thres, rt.ttl))
+        for i, (rt, vector) in enumerate(zip(schemes, vectors, strict=True))
+        if vector.features
+    ]
+
+
+def verdict_of(
+    source: str,
+    schemes: Sequence[SchemeRuntime],
+    vectors: Sequence[Any],
+    pending: Sequence[tuple[int, dict[str, Any]]],
+    results: Sequence[Any],
+    policy: Any,
+) -> Verdict:
+    """The message's verdict from the replies to its ``requests``."""
+    replies = {i: result for (i, _), result in zip(pending, results, strict=True)}
+    outcomes = []
+    for i, (runtime, vector) in enumerate(zip(schemes, vectors, strict=True)):
+        if i not in replies:
+            outcomes.append(unfingerprintable(source, vector))
+        else:
+            matches = parse_matches(replies[i])
+            outcomes.append(scheme_verdict(source, vector, runtime.thres, matches, policy))
+    return combine(outcomes)
+
+
 class Checker:
     """Checks fingerprinted messages through an ``AgentClient``."""
 
@@ -66,15 +98,9 @@ class Checker:
 
     async def check_vectors(self, source: str, vectors: Sequence[Any]) -> Verdict:
         """The verdict of one message from its vectors (AgentError when no peer answers)."""
-        outcomes = []
-        for runtime, vector in zip(self.schemes, vectors, strict=True):
-            if not vector.features:
-                outcomes.append(unfingerprintable(source, vector))
-                continue
-            result = await self.client.call("check", check_args(vector, runtime.thres, runtime.ttl))
-            matches = parse_matches(result)
-            outcomes.append(scheme_verdict(source, vector, runtime.thres, matches, self.policy))
-        return combine(outcomes)
+        pending = requests(self.schemes, vectors)
+        results = [await self.client.call("check", args) for _, args in pending]
+        return verdict_of(source, self.schemes, vectors, pending, results, self.policy)
 
     async def check_batch(
         self,
@@ -112,15 +138,8 @@ class Checker:
 def check_blocking(client: Any, config: Any, source: str, raw: bytes) -> Verdict:
     """Check one message over a ``BlockingClient`` (raises AgentError on failure)."""
     schemes = build_schemes(config)
-    policy = make_policy(config.min_votes, config.ratio)
     vectors = fingerprint([raw], schemes)[0]
-    outcomes = []
-    for runtime, vector in zip(schemes, vectors, strict=True):
-        if not vector.features:
-            outcomes.append(unfingerprintable(source, vector))
-            continue
-        result = client.call("check", check_args(vector, runtime.thres, runtime.ttl))
-        outcomes.append(
-            scheme_verdict(source, vector, runtime.thres, parse_matches(result), policy)
-        )
-    return combine(outcomes)
+    pending = requests(schemes, vectors)
+    results = [client.call("check", args) for _, args in pending]
+    policy = make_policy(config.min_votes, config.ratio)
+    return verdict_of(source, schemes, vectors, pending, results, policy)
