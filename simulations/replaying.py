@@ -41,7 +41,8 @@ from p2pspam.defences.pipeline import (
     window_texts,
 )
 from p2pspam.errors import InputError
-from p2pspam.fingerprint.normalize import canonical_body
+from p2pspam.fingerprint.normalize import NOTE_NO_TEXT_BODY, CanonicalBody, canonical_body
+from p2pspam.fingerprint.schemes import Scheme
 from p2pspam.fingerprint.vector import FeatureVector
 from p2pspam.mailio import RawMessage, iter_messages
 
@@ -253,6 +254,13 @@ def agent_pass(items: Sequence[Item], defences: AgentDefences) -> AgentPass:
     return AgentPass(vectors, texts)
 
 
+def scheme_pass(base: AgentPass, scheme: Scheme) -> AgentPass:
+    """The vectors of another scheme over the same defended bodies (no window sketch:
+    only ATA selects windows)."""
+    bodies = [CanonicalBody(t) if t else CanonicalBody("", NOTE_NO_TEXT_BODY) for t in base.texts]
+    return AgentPass(scheme.vectors(bodies), base.texts)
+
+
 @dataclass
 class Flagged:
     """A ham message decided spam, and the features that made it so."""
@@ -341,7 +349,9 @@ def network_pass(
                     Flagged(i, it.source, it.kind, features, tuple(m.guid for m in spam))
                 )
                 if chance < rescue_rate:
-                    ham = ham_vote_vector(vector, texts[i], spam, vector.params.get("L", 50))
+                    ham = vector
+                    if vector.scheme == "ata":
+                        ham = ham_vote_vector(vector, texts[i], spam, vector.params["L"])
                     result.rescued += net.vote(it.recipient, ham, "ham", it.time_ms)
     return result
 

@@ -50,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--out", help="write table.csv, sweep.csv, flagged.csv, quality.png here")
     parser.add_argument(
+        "--scheme",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="also replay under this scheme at its default THRES (repeatable; 'all' for "
+        "every registered scheme); ATA with the defaults is always replayed",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="only the default configuration (no defence table, no THRES sweep)",
@@ -173,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
                     args.seed,
                 )
                 sweep.append(_row(name, thres, result))
+    schemes = _scheme_rows(args, items, default_pass, base, near_dups)
     reasons = replaying.flagged_reasons(default.flagged, default_pass.texts, 50)
     features = [len(v.features) for v in default_pass.vectors]
     elapsed = time.perf_counter() - started
@@ -193,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
             k: default.spam_by_kind[k] - default.caught_by_kind[k] for k in default.spam_by_kind
         },
         "table": table,
+        "schemes": schemes,
         "skipped": len(skipped),
         "seconds": round(elapsed, 2),
     }
@@ -204,6 +214,40 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_report(report, skipped, args)
     return 0
+
+
+def _scheme_rows(
+    args: argparse.Namespace, items: Any, default_pass: Any, base: Any, near_dups: Any
+) -> list[dict[str, Any]]:
+    """Replay the default defences under each requested scheme at its default THRES."""
+    from p2pspam.fingerprint.schemes import get_scheme, scheme_names
+    from simulations import replaying
+
+    names = list(dict.fromkeys(args.scheme or []))
+    if "all" in names:
+        names = scheme_names()
+    rows = []
+    for name in names:
+        scheme = get_scheme(name)
+        vectors = replaying.scheme_pass(default_pass, scheme)
+        settings = replace(
+            base, thres=scheme.default_thres, agent=replace(base.agent, sketch=False)
+        )
+        result = replaying.network_pass(
+            items,
+            vectors.vectors,
+            vectors.texts,
+            settings,
+            near_dups,
+            args.mark_rate,
+            args.rescue_rate,
+            args.seed,
+        )
+        row = _row(f"{name} ({scheme.namespace})", settings.thres, result)
+        sizes = [len(v.features) for v in vectors.vectors]
+        row["features_mean"] = sum(sizes) / len(sizes) if sizes else 0.0
+        rows.append(row)
+    return rows
 
 
 def _settings_json(base: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -262,6 +306,13 @@ def _print_report(report: dict[str, Any], skipped: list[str], args: argparse.Nam
                 f"{100 * row['near_dup_rate']:>6.2f}% {row['caught']:>6}/{row['spam']:<6} "
                 f"{row['flagged']:>5}/{row['ham']}"
             )
+    for row in report["schemes"]:
+        print(
+            f"scheme {row['config']}: THRES {row['thres']}, near-dup caught "
+            f"{row['near_dup_caught']}/{row['near_dup_total']}, spam caught "
+            f"{row['caught']}/{row['spam']}, ham flagged {row['flagged']}/{row['ham']}, "
+            f"{row['features_mean']:.1f} features per message"
+        )
     if skipped:
         print(f"\n{len(skipped)} inputs skipped, e.g. {skipped[0]}", file=sys.stderr)
     if args.out:
@@ -305,27 +356,39 @@ def _plot(path: Path, sweep: list[dict[str, Any]]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, (caught, flagged, trade) = plt.subplots(1, 3, figsize=(16, 5))
     configs = list(dict.fromkeys(r["config"] for r in sweep))
     for name in configs:
         rows = [r for r in sweep if r["config"] == name]
-        xs = [r["flagged_rate"] for r in rows]
+        thres = [r["thres"] for r in rows]
         ys = [100 * r["near_dup_rate"] for r in rows]
-        style = "-o" if name == "default" else "--."
-        ax.plot(xs, ys, style, label=name, linewidth=2 if name == "default" else 1)
-        for r, x, y in zip(rows, xs, ys, strict=True):
-            if name in ("default", "no defence"):  # THRES labels on the two extremes
-                ax.annotate(
-                    str(r["thres"]), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"
+        xs = [1e4 * r["flagged_rate"] for r in rows]
+        style = {"linewidth": 2.5 if name == "default" else 1.2, "marker": "o", "markersize": 4}
+        if name == "no defence":
+            style.update(color="black", linestyle="--", marker="x")
+        caught.plot(thres, ys, label=name, **style)
+        flagged.plot(thres, xs, label=name, **style)
+        trade.plot(xs, ys, label=name, **style)
+        if name == "default":  # THRES labels on the default curve
+            for t, x, y in zip(thres, xs, ys, strict=True):
+                trade.annotate(
+                    str(t), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"
                 )
-    ax.set_xscale("symlog", linthresh=1e-4)
-    ax.set_xlabel("ham flagged (fraction of ham; symlog)")
-    ax.set_ylabel("near-duplicate spam caught after a mark (%)")
-    ax.set_title("Caught spam vs flagged ham for THRES = 1..N (labels: THRES)")
-    ax.axvline(1e-4, color="grey", linewidth=0.5)
-    ax.axhline(98, color="grey", linewidth=0.5)
-    ax.legend(fontsize=8)
-    ax.grid(True, alpha=0.3)
+    caught.set_xlabel("THRES")
+    caught.set_ylabel("near-duplicate spam caught after a mark (%)")
+    caught.axhline(98, color="grey", linewidth=0.6)
+    flagged.set_xlabel("THRES")
+    flagged.set_ylabel("ham flagged per 10,000 ham (symlog)")
+    flagged.set_yscale("symlog", linthresh=1)
+    flagged.axhline(1, color="grey", linewidth=0.6)
+    trade.set_xscale("symlog", linthresh=1)
+    trade.set_xlabel("ham flagged per 10,000 ham (symlog)")
+    trade.set_ylabel("near-duplicate spam caught (%)")
+    trade.set_title("trade-off (labels: THRES of the default)", fontsize=10)
+    for ax in (caught, flagged, trade):
+        ax.grid(True, alpha=0.3)
+    flagged.legend(fontsize=8)
+    fig.suptitle("sim replay: caught spam vs flagged ham for THRES = 1..N, each defence on/off")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
