@@ -27,6 +27,14 @@ def add_common_options(parser: argparse.ArgumentParser, seed: int = 1) -> None:
     )
 
 
+def sized(value: int | None, quick: int, full: int, is_quick: bool) -> int:
+    """An option's value when given (0 included, for validation to reject), else the
+    quick or the full default."""
+    if value is not None:
+        return value
+    return quick if is_quick else full
+
+
 def out_dir(args: argparse.Namespace, name: str) -> Path:
     """Create and return the output directory of experiment ``name``."""
     path = args.out if args.out is not None else Path(DEFAULT_OUT) / name

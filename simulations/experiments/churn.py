@@ -19,7 +19,14 @@ import argparse
 
 import numpy as np
 
-from simulations.common import add_common_options, announce, out_dir, print_table, pyplot
+from simulations.common import (
+    add_common_options,
+    announce,
+    out_dir,
+    print_table,
+    pyplot,
+    sized,
+)
 
 FIGURE = "beyond the paper: success vs failed nodes, with and without replication/pointers"
 FAILED = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
@@ -47,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
     from simulations.common import write_csv
     from simulations.kademlia import Kademlia
 
-    n = args.nodes or (400 if args.quick else 4096)
-    keys = args.keys or (6 if args.quick else 40)
-    queries = args.queries or (5 if args.quick else 10)
+    n = sized(args.nodes, 400, 4096, args.quick)
+    keys = sized(args.keys, 6, 40, args.quick)
+    queries = sized(args.queries, 5, 10, args.quick)
     if not 50 <= n <= 50_000 or keys < 1 or queries < 1 or not 0 < args.mark_rate <= 1:
         raise ParameterError("--nodes 50..50000, --keys/--queries >= 1, --mark-rate in (0, 1]")
     rng = np.random.default_rng(args.seed)

@@ -101,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
     ham, ham_skipped = load(args.ham)
     if not spam or not ham:
         raise ParameterError(
-            f"need spam and ham messages with text bodies (got {len(spam)} spam, {len(ham)} ham)"
+            f"need spam and ham messages with text bodies (got {len(spam)} spam, "
+            f"{len(ham)} ham; skipped {spam_skipped} and {ham_skipped} unreadable or "
+            "without a text body)"
         )
     out = out_dir(args, "corpus")
     spam_fv = [frozenset(f) for f in ata_features_batch(spam, args.length, args.count)]

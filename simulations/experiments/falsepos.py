@@ -25,7 +25,14 @@ import time
 
 import numpy as np
 
-from simulations.common import add_common_options, announce, out_dir, print_table, pyplot
+from simulations.common import (
+    add_common_options,
+    announce,
+    out_dir,
+    print_table,
+    pyplot,
+    sized,
+)
 
 FIGURE = "Fig. 8 (false positives on random text)"
 FULL_SIZES = tuple(1024 << i for i in range(7))  # 1 KB .. 64 KB
@@ -117,9 +124,11 @@ def count_pairs(features: np.ndarray) -> dict[str, int]:
 def run(args: argparse.Namespace) -> int:
     """Run the experiment, write CSV and PNG, print the summary."""
     from p2pspam.errors import ParameterError
+    from p2pspam.fingerprint.ata import check_params
     from simulations.common import write_csv
 
-    docs = args.docs or (1500 if args.quick else 100_000)
+    check_params(args.length, args.count)
+    docs = sized(args.docs, 1500, 100_000, args.quick)
     try:
         sizes = (
             tuple(int(s) * 1024 for s in args.sizes.split(","))

@@ -32,7 +32,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulations.common import add_common_options, announce, out_dir, print_table, pyplot
+from simulations.common import (
+    add_common_options,
+    announce,
+    out_dir,
+    print_table,
+    pyplot,
+    sized,
+)
 
 FIGURE = "Fig. 7 (robustness to modification) and Appendix A (analytic model)"
 SIZES = (1024, 5120)
@@ -136,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     from p2pspam.errors import ParameterError
     from simulations.common import write_csv
 
-    trials = args.trials or (300 if args.quick else 20000)
+    trials = sized(args.trials, 300, 20000, args.quick)
     if trials < 1:
         raise ParameterError(f"--trials must be at least 1, got {trials}")
     if not 1 <= args.count <= 50 or not 2 <= args.length <= 500:

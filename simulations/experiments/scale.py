@@ -15,7 +15,14 @@ import time
 
 import numpy as np
 
-from simulations.common import add_common_options, announce, out_dir, print_table, pyplot
+from simulations.common import (
+    add_common_options,
+    announce,
+    out_dir,
+    print_table,
+    pyplot,
+    sized,
+)
 
 FIGURE = "beyond the paper: Kademlia hops and messages vs network size (log growth)"
 FULL_SIZES = (1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
@@ -82,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise ParameterError(f"--sizes takes comma-separated integers: {exc}") from exc
-    lookups = args.lookups or (60 if args.quick else 400)
+    lookups = sized(args.lookups, 60, 400, args.quick)
     if not sizes or any(not 30 <= s <= 1_000_000 for s in sizes) or lookups < 1:
         raise ParameterError("sizes must be 30..1000000 nodes and --lookups at least 1")
     rng = np.random.default_rng(args.seed)

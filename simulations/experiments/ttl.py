@@ -35,7 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulations.common import add_common_options, announce, out_dir, print_table, pyplot
+from simulations.common import (
+    add_common_options,
+    announce,
+    out_dir,
+    print_table,
+    pyplot,
+    sized,
+)
 
 FIGURE = "Fig. 10 (finding an ideal TTL: success vs TTL and mark rate, distance in ms)"
 MARK_RATES = (0.01, 0.02, 0.05, 0.10, 0.20, 0.50)
@@ -269,11 +276,11 @@ def config_from_args(args: argparse.Namespace) -> Config:
         topo["stubs_per_transit_router"] = args.stubs_per_transit
     overlays = tuple(o.strip() for o in args.overlays.split(",") if o.strip())
     cfg = Config(
-        topologies=args.topologies or (1 if quick else 8),
-        placements=args.placements or (2 if quick else 3),
-        nodes=args.nodes or (256 if quick else 4096),
-        tapestry_keys=args.tapestry_keys or (8 if quick else 64),
-        kademlia_keys=args.kademlia_keys or (2 if quick else 6),
+        topologies=sized(args.topologies, 1, 8, quick),
+        placements=sized(args.placements, 2, 3, quick),
+        nodes=sized(args.nodes, 256, 4096, quick),
+        tapestry_keys=sized(args.tapestry_keys, 8, 64, quick),
+        kademlia_keys=sized(args.kademlia_keys, 2, 6, quick),
         max_ttl=args.max_ttl,
         mark_rates=MARK_RATES,
         base=args.base,
