@@ -132,8 +132,6 @@ def _empty(cfg: Config) -> dict:
     return {
         "success": {c: np.zeros((rates, ttls)) for c in CONVENTIONS},
         "dist": {c: np.zeros((rates, ttls)) for c in CONVENTIONS},
-        "reach": {c: np.zeros(ttls) for c in CONVENTIONS},
-        "queries": 0,
     }
 
 
@@ -147,16 +145,6 @@ def _accumulate(acc: dict, r: int, found: np.ndarray, cum: np.ndarray, cfg: Conf
             acc["success"][conv][r, t - 1] += ok.sum()
             stop = np.minimum(np.minimum(found, allowed), last)
             acc["dist"][conv][r, t - 1] += cum[np.arange(len(found)), stop].sum()
-
-
-def _finish(acc: dict, overlay: str, cfg: Config, reach: dict) -> dict:
-    q = acc["queries"]
-    return {
-        "overlay": overlay,
-        "success": {c: acc["success"][c] / q for c in CONVENTIONS},
-        "dist": {c: acc["dist"][c] / q for c in CONVENTIONS},
-        "reach": reach,
-    }
 
 
 def _reach(cum: np.ndarray, cfg: Config) -> dict:
@@ -191,27 +179,19 @@ def _tapestry_run(latency: np.ndarray, rng: np.random.Generator, cfg: Config) ->
             queriers = np.ones(n, dtype=bool)
             queriers[markers] = False
             _accumulate(acc, r, found[queriers], cum[queriers], cfg)
-            if r == 0:
-                acc["queries"] += int(queriers.sum())
-    acc = _per_rate_normalise(acc, cfg, overlay_nodes=n)
-    reach = {c: v / cfg.tapestry_keys for c, v in reach_sum.items()}
-    return _finish_rates(acc, "tapestry", reach)
+    return _result(acc, "tapestry", cfg, cfg.tapestry_keys, reach_sum)
 
 
-def _per_rate_normalise(acc: dict, cfg: Config, overlay_nodes: int) -> dict:
-    # queries per key differ by rate (markers do not query): normalise per rate row
-    keys = cfg.tapestry_keys if acc.get("overlay") != "kademlia" else cfg.kademlia_keys
-    per_rate = np.array(
-        [keys * (overlay_nodes - max(1, round(r * overlay_nodes))) for r in cfg.mark_rates]
-    )
-    for part in ("success", "dist"):
-        for c in CONVENTIONS:
-            acc[part][c] = acc[part][c] / per_rate[:, None]
-    return acc
-
-
-def _finish_rates(acc: dict, overlay: str, reach: dict) -> dict:
-    return {"overlay": overlay, "success": acc["success"], "dist": acc["dist"], "reach": reach}
+def _result(acc: dict, overlay: str, cfg: Config, keys: int, reach_sum: dict) -> dict:
+    """Per-run means: every key had N - markers queriers at each mark rate."""
+    n = cfg.nodes
+    queries = np.array([keys * (n - max(1, round(r * n))) for r in cfg.mark_rates])[:, None]
+    return {
+        "overlay": overlay,
+        "success": {c: acc["success"][c] / queries for c in CONVENTIONS},
+        "dist": {c: acc["dist"][c] / queries for c in CONVENTIONS},
+        "reach": {c: v / keys for c, v in reach_sum.items()},
+    }
 
 
 def _kademlia_run(latency: np.ndarray, rng: np.random.Generator, cfg: Config) -> dict:
@@ -220,7 +200,6 @@ def _kademlia_run(latency: np.ndarray, rng: np.random.Generator, cfg: Config) ->
     n = cfg.nodes
     overlay = Kademlia(n, rng, latency=latency)
     acc = _empty(cfg)
-    acc["overlay"] = "kademlia"
     reach_sum = {c: np.zeros(cfg.max_ttl) for c in CONVENTIONS}
     for _ in range(cfg.kademlia_keys):
         key = overlay.random_key(rng)
@@ -252,9 +231,7 @@ def _kademlia_run(latency: np.ndarray, rng: np.random.Generator, cfg: Config) ->
             queriers = np.ones(n, dtype=bool)
             queriers[markers] = False
             _accumulate(acc, r, found[queriers], cum[queriers], cfg)
-    acc = _per_rate_normalise(acc, cfg, overlay_nodes=n)
-    reach = {c: v / cfg.kademlia_keys for c, v in reach_sum.items()}
-    return _finish_rates(acc, "kademlia", reach)
+    return _result(acc, "kademlia", cfg, cfg.kademlia_keys, reach_sum)
 
 
 def config_from_args(args: argparse.Namespace) -> Config:
