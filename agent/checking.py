@@ -8,8 +8,7 @@ The async functions use ``agent.client.AgentClient`` (bulk work, bounded concurr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.verdicts import (
     UNKNOWN,
@@ -24,8 +23,7 @@ from agent.verdicts import (
 from agent.wire import AgentError
 
 
-@dataclass(frozen=True, slots=True)
-class SchemeRuntime:
+class SchemeRuntime(NamedTuple):
     """A configured scheme, built: the scheme object, THRES and TTL."""
 
     scheme: Any

@@ -103,9 +103,7 @@ class _Session:
         self.options = options
         self.config = load_config(options.config)
         if options.Timeout:
-            from dataclasses import replace
-
-            self.config = replace(self.config, request_timeout=float(options.Timeout))
+            self.config = self.config._replace(request_timeout=float(options.Timeout))
         self._client: Any = None
 
     @property

@@ -6,8 +6,7 @@ start-up-sensitive paths (``agent.blocking``). Pure: no sockets here, bytes in a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -38,8 +37,7 @@ class ProtocolError(AgentError):
         super().__init__("bad_reply", message)
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(NamedTuple):
     """One decoded reply: ``result`` when ``ok``, else ``error``."""
 
     id: int

@@ -32,8 +32,6 @@ def run(args: argparse.Namespace) -> int:
 def selftest_report(config: object) -> tuple[list[str], bool]:
     """The report lines of a self-test through each configured peer, and whether all
     passed."""
-    from dataclasses import replace
-
     from agent.checking import check_blocking
     from agent.runtime import make_blocking_client
     from agent.wire import AgentError
@@ -47,7 +45,7 @@ def selftest_report(config: object) -> tuple[list[str], bool]:
     )
     all_ok = True
     for peer in config.peers:
-        single = replace(config, peers=(peer,))
+        single = config._replace(peers=(peer,))
         try:
             with make_blocking_client(single) as client:
                 status = client.call("status", {})

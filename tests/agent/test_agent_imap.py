@@ -111,7 +111,7 @@ def votes_on(config_path: Path, raw: bytes, of: bytes | None = None) -> tuple[in
     from agent.verdicts import check_args, parse_matches
 
     config = load_config(config_path)
-    config = replace(config, peers=config.peers[-1:])
+    config = config._replace(peers=config.peers[-1:])
     runtime = build_schemes(config)[0]
     vector = fingerprint([raw], [runtime])[0][0]
     target = fingerprint([of or raw], [runtime])[0][0].guid
@@ -260,7 +260,7 @@ def test_mail_that_arrives_while_the_peers_are_down_is_checked_once_they_are_bac
     mailbox.scan()
     other.deliver(edited)
     working = other.config
-    other.config = replace(working, peers=("127.0.0.1:1",), connect_timeout=0.5)
+    other.config = working._replace(peers=("127.0.0.1:1",), connect_timeout=0.5)
     with pytest.raises(P2PSpamError):
         other.scan()
     assert len(other.uids("INBOX")) == 1  # untouched, and not marked as processed
