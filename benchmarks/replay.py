@@ -63,9 +63,7 @@ def main() -> None:
         _timed(
             "network pass (route, tallies, signed votes)",
             n,
-            lambda: replaying.network_pass(
-                items, agent.vectors, agent.texts, Settings(), near, 0.5, 0.5, 1
-            ),
+            lambda: replaying.network_pass(items, agent, Settings(), near, 0.5, 0.5, 1),
             base,
         )
         from p2pspam.cli import main as cli

@@ -873,11 +873,20 @@ class MailGenerator:
         rng = self.rng
         company = rng.choice(list(self.world.companies))
         victim_sender = self._person(f"{company}.com", self.world.companies[company])
+        # A hijacked account mostly writes to the people who correspond with its company.
+        domain = f"@{company}.com"
+        contacts = [
+            u
+            for u in self.world.users
+            if u.address.endswith(domain)
+            or any(c.address.endswith(domain) for c in self.world.contacts[u.address])
+        ]
         topic, paras = self._campaign_base()
         out = []
         for _ in range(size):
             when = start + rng.expovariate(1.0 / burst)
-            recipient = rng.choice(self.world.users)
+            pool = contacts if contacts and rng.random() < 0.7 else self.world.users
+            recipient = rng.choice(pool)
             blocks, _ = self._spam_copy(paras, {"merge": 1.0}, recipient, "bit.example")
             body = "\n\n".join(blocks) + "\n\n" + self.world.companies[company]
             headers = self._envelope(

@@ -239,19 +239,23 @@ class AgentPass:
 
     vectors: list[FeatureVector]
     texts: list[str]
+    vote_vectors: list[FeatureVector] | None = None  # when a spam vote differs (sketch)
 
 
 def agent_pass(items: Sequence[Item], defences: AgentDefences) -> AgentPass:
     """Fingerprint every item as its recipient's agent would, in time order."""
     agent = Fingerprinter(defences)
-    vectors, texts = [], []
+    vectors, texts, votes = [], [], []
     for it in items:
         body = agent.body(it.raw)
         vectors.append(agent.vector(body, it.recipient))
+        votes.append(
+            agent.vector(body, it.recipient, vote=True) if it.label == "spam" else vectors[-1]
+        )
         texts.append(body.text)
         if it.label == "ham":
             agent.learn(body, it.recipient)
-    return AgentPass(vectors, texts)
+    return AgentPass(vectors, texts, votes)
 
 
 def scheme_pass(base: AgentPass, scheme: Scheme) -> AgentPass:
@@ -308,8 +312,7 @@ class RunResult:
 
 def network_pass(
     items: Sequence[Item],
-    vectors: Sequence[FeatureVector],
-    texts: Sequence[str],
+    agent: AgentPass,
     settings: Settings,
     near_dups: Sequence[Sequence[int]],
     mark_rate: float,
@@ -317,7 +320,10 @@ def network_pass(
     seed: int,
     network_factory: Callable[[Settings], Network] = Network,
 ) -> RunResult:
-    """Replay the vectors in time order through one network (see the module docstring)."""
+    """Replay the agent pass's vectors in time order through one network (see the module
+    docstring)."""
+    vectors, texts = agent.vectors, agent.texts
+    votes = agent.vote_vectors or vectors
     rng = random.Random(seed)
     net = network_factory(settings)
     result = RunResult()
@@ -337,7 +343,7 @@ def network_pass(
                 result.caught += 1
                 result.caught_by_kind[it.kind] += 1
                 result.near_dup_caught += after_mark
-            elif chance < mark_rate and net.vote(it.recipient, vector, "spam", it.time_ms):
+            elif chance < mark_rate and net.vote(it.recipient, votes[i], "spam", it.time_ms):
                 marked[i] = True
                 result.marked += 1
         else:

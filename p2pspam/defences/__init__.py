@@ -20,6 +20,9 @@ DEFAULT_STRIP_SIGNATURES = True
 DEFAULT_STRIP_FOOTERS = True
 DEFAULT_SKETCH = True
 DEFAULT_SKETCH_THRESHOLD = 2  # a window seen in this many legitimate messages is excluded
+# A vote must not carry text the voter has seen in legitimate mail even once: the window
+# sketch excludes windows seen this many times from the vectors of the user's votes.
+DEFAULT_VOTE_SKETCH_THRESHOLD = 1
 DEFAULT_MAX_GUIDS = 64  # feature objects with more distinct GUIDs do not count
 DEFAULT_HAM_GUIDS = 1  # feature objects holding this many ham-decided GUIDs do not count
 DEFAULT_RECORD_TTL_MS = 90 * 86_400_000

@@ -34,6 +34,7 @@ from p2pspam.defences import (
     DEFAULT_STRIP_QUOTES,
     DEFAULT_STRIP_SIGNATURES,
     DEFAULT_THRES,
+    DEFAULT_VOTE_SKETCH_THRESHOLD,
 )
 from p2pspam.defences.body import defended_body
 from p2pspam.defences.network import route
@@ -57,6 +58,7 @@ class AgentDefences:
     )
     sketch: bool = DEFAULT_SKETCH
     sketch_threshold: int = DEFAULT_SKETCH_THRESHOLD
+    vote_sketch_threshold: int = DEFAULT_VOTE_SKETCH_THRESHOLD
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +96,16 @@ class Fingerprinter:
         """Return the canonical body after the normalisation defences."""
         return defended_body(raw, self.defences.strip)
 
-    def vector(self, body: CanonicalBody, user: str) -> FeatureVector:
-        """Return ``user``'s feature vector of ``body`` (their sketch's windows excluded)."""
+    def vector(self, body: CanonicalBody, user: str, *, vote: bool = False) -> FeatureVector:
+        """Return ``user``'s feature vector of ``body`` with the windows of their sketch
+        excluded: those seen ``sketch_threshold`` times for a check, and (``vote``) those
+        seen ``vote_sketch_threshold`` times for a vote."""
         sketch = self.sketches.get(user) if self.defences.sketch else None
-        return self.scheme.vector(body, None if sketch is None else sketch.exclude)
+        if sketch is None:
+            return self.scheme.vector(body)
+        if vote:
+            return self.scheme.vector(body, sketch.excluder(self.defences.vote_sketch_threshold))
+        return self.scheme.vector(body, sketch.exclude)
 
     def learn(self, body: CanonicalBody, user: str) -> None:
         """Count ``body``'s windows as seen in ``user``'s legitimate mail."""

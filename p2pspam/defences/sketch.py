@@ -16,6 +16,8 @@ is halved (aging), so the sketch stays bounded and follows what the user receive
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from p2pspam.errors import ParameterError
@@ -108,6 +110,10 @@ class WindowSketch:
     def exclude(self, checksums: np.ndarray) -> np.ndarray:
         """The ATA exclusion predicate: True for windows seen ``threshold`` times or more."""
         return self.estimate(checksums) >= self.threshold
+
+    def excluder(self, threshold: int) -> Callable[[np.ndarray], np.ndarray]:
+        """An exclusion predicate with another threshold (e.g. stricter for votes)."""
+        return lambda checksums: self.estimate(checksums) >= threshold
 
     def to_bytes(self) -> bytes:
         """Serialise the counters (for the agent's state directory)."""

@@ -154,8 +154,7 @@ def run(args: argparse.Namespace) -> int:
             passes[settings.agent] = replaying.agent_pass(items, settings.agent)
         results[name] = replaying.network_pass(
             items,
-            passes[settings.agent].vectors,
-            passes[settings.agent].texts,
+            passes[settings.agent],
             settings,
             near_dups,
             args.mark_rate,
@@ -172,8 +171,7 @@ def run(args: argparse.Namespace) -> int:
             for thres in range(1, max(count, 1) + 1):
                 result = replaying.network_pass(
                     items,
-                    passes[settings.agent].vectors,
-                    passes[settings.agent].texts,
+                    passes[settings.agent],
                     settings.with_thres(thres),
                     near_dups,
                     args.mark_rate,
@@ -235,8 +233,7 @@ def _scheme_rows(
         )
         result = replaying.network_pass(
             items,
-            vectors.vectors,
-            vectors.texts,
+            vectors,
             settings,
             near_dups,
             args.mark_rate,
