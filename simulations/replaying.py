@@ -95,7 +95,7 @@ def _mbox_from_ms(source: str, cache: dict[str, list[int | None]]) -> int | None
     if path not in cache:
         box = mailbox.mbox(path, create=False)
         times: list[int | None] = []
-        for key in box:
+        for key in box.keys():  # noqa: SIM118 (iterating a mailbox yields messages)
             line = box.get_file(key, from_=True).readline().decode("ascii", "replace")
             parts = line.split(None, 2)
             parsed = parsedate(parts[2]) if len(parts) == 3 else None

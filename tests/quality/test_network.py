@@ -103,3 +103,13 @@ def test_window_texts_recovers_the_text_of_each_feature() -> None:
     windows = window_texts(body.text, vector.features, 50)
     assert set(windows) == set(vector.features)
     assert all(len(w) == 50 and w in body.text for w in windows.values())
+
+
+def test_a_vote_excludes_windows_seen_once_in_legitimate_mail() -> None:
+    agent = Fingerprinter(AgentDefences(strip=NO_STRIP, sketch=True))
+    agent.learn(canonical_body_of_text(_ham(1)), "erin")
+    body = canonical_body_of_text(SPAM + FOOTER)
+    check = window_texts(body.text, agent.vector(body, "erin").features, 50)
+    vote = window_texts(body.text, agent.vector(body, "erin", vote=True).features, 50)
+    assert any(w in FOOTER for w in check.values())  # seen once: still checked
+    assert vote and not any(w in FOOTER for w in vote.values())  # but never voted on

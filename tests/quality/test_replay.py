@@ -105,3 +105,24 @@ def test_mailgen_command_writes_a_corpus(tmp_path: Path) -> None:
     assert main(["sim", "mailgen", "--out", str(out), "--seed", "4", "--messages", "50"]) == 0
     assert (out / "spam" / "spam.mbox").exists() and (out / "labels.csv").exists()
     assert main(["sim", "mailgen", "--out", str(out), "--messages", "50"]) == 2
+
+
+def test_time_comes_from_the_mbox_from_line_when_there_is_no_date(tmp_path: Path, capsys) -> None:
+    spam = tmp_path / "spam"
+    spam.mkdir()
+    body = PITCH.format(t="x") + "\n\n" + FOOTER
+    lines = []
+    for n, stamp in enumerate(("Mon Mar  2 08:00:00 2026", "Mon Mar  2 09:00:00 2026")):
+        lines.append(f"From spammer@example.top {stamp}\nTo: u{n}@example.org\n\n{body}\n")
+    (spam / "box.mbox").write_text("\n".join(lines))
+    (tmp_path / "ham").mkdir()
+    report = _replay(capsys, "--mail", str(tmp_path), "--mark-rate", "1")
+    assert report["skipped"] == 0
+    assert report["spam"] == {**report["spam"], "total": 2, "caught": 1, "near_dup_caught": 1}
+
+
+def test_a_message_without_any_time_is_skipped_with_a_reason(tmp_path: Path, capsys) -> None:
+    (tmp_path / "ham").mkdir()
+    (tmp_path / "ham" / "1.eml").write_text("To: a@example.org\n\n" + HAM)
+    report = _replay(capsys, "--mail", str(tmp_path))
+    assert report["skipped"] == 1 and report["ham"]["total"] == 0
