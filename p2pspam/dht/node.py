@@ -753,7 +753,7 @@ class AdolrNode:
 
     def _welcome(self, sender: Address, nodeid: bytes) -> Node:
         node = Node(nodeid, sender[0], sender[1])
-        self.protocol.welcome_if_new(node)
+        self.protocol.welcome_sender(node)
         return node
 
     def _rpc_store_batch(

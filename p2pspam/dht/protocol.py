@@ -13,6 +13,8 @@ name with unchecked arguments. :class:`HardenedProtocol` replaces that path:
 - responses are accepted only for an outstanding request, from the address it was
   sent to;
 - every drop is counted by reason in :attr:`HardenedProtocol.counters`, never raised;
+- a request's sender joins the routing table only after answering a ping (no table
+  poisoning by spoofed sources);
 - ``welcome_if_new`` no longer sends every stored key to every new contact: it adds the
   contact and asks the application (``app.on_new_contact``) for a bounded, batched
   hand-off.
@@ -60,6 +62,7 @@ class ProtocolLimits:
     # Requests awaiting a reply, over all peers: replies to a burst must fit in the
     # socket's receive buffer, or the kernel drops them silently.
     max_outgoing: int = 64
+    max_verifications: int = 64
     receive_buffer: int = 4 << 20
 
 
@@ -130,6 +133,7 @@ class HardenedProtocol(KademliaProtocol):
         self._inflight = 0
         self._outgoing: dict[Address, asyncio.Semaphore] = {}
         self._outgoing_all = asyncio.Semaphore(self.limits.max_outgoing)
+        self._verifying: set[tuple[bytes, str, int]] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.rpcs: dict[str, tuple[Validator, Handler]] = {
             "ping": (_ping_args, self._rpc_ping),
@@ -313,12 +317,12 @@ class HardenedProtocol(KademliaProtocol):
         return list(sender)
 
     def _rpc_ping(self, sender: Address, nodeid: bytes) -> bytes:
-        self.welcome_if_new(Node(nodeid, sender[0], sender[1]))
+        self.welcome_sender(Node(nodeid, sender[0], sender[1]))
         return self.source_node.id
 
     def _rpc_find_node(self, sender: Address, nodeid: bytes, key: bytes) -> list[list[Any]]:
         source = Node(nodeid, sender[0], sender[1])
-        self.welcome_if_new(source)
+        self.welcome_sender(source)
         return self.neighbors(key, exclude=source)
 
     def neighbors(
@@ -349,6 +353,44 @@ class HardenedProtocol(KademliaProtocol):
             self.drop("bad_reply")
             ok, result = False, None
         return self.handle_call_response((ok, result), node_to_ask)
+
+    def handle_call_response(self, result: Any, node: Node) -> Any:
+        """Stock bookkeeping after a call (add on reply, remove on silence), without the
+        stock per-call warning log line."""
+        if not result[0]:
+            self.counters["contacts.removed"] += 1
+            self.router.remove_contact(node)
+            return result
+        self.welcome_if_new(node)
+        return result
+
+    def welcome_sender(self, node: Node) -> None:
+        """A request came from ``node``: refresh it if known; otherwise add it only once
+        it answers a ping from that address with that id (a source address is easy to
+        spoof, and unverified contacts would poison routing tables). At most
+        ``max_verifications`` pings are pending; beyond that new senders are ignored."""
+        if node.id == self.source_node.id:
+            return
+        if not self.router.is_new_node(node):
+            self.router.add_contact(node)
+            return
+        key = (node.id, node.ip, node.port)
+        if key in self._verifying or len(self._verifying) >= self.limits.max_verifications:
+            return
+        self._verifying.add(key)
+        task = asyncio.get_running_loop().create_task(self._verify(node, key))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _verify(self, node: Node, key: tuple[bytes, str, int]) -> None:
+        try:
+            ok, answer = await self.call((node.ip, node.port), "ping", self.source_node.id)
+            if ok and answer == node.id:
+                self.welcome_if_new(node)
+            else:
+                self.counters["contacts.unverified"] += 1
+        finally:
+            self._verifying.discard(key)
 
     def welcome_if_new(self, node: Node) -> None:
         """Add a new contact to the routing table; the application hands it the records

@@ -146,3 +146,34 @@ def test_a_client_inside_the_allow_list_is_served():
             await server.stop()
 
     assert asyncio.run(scenario()) == {"id": 1, "ok": True, "result": {"op": "anything"}}
+
+
+def test_withdrawing_the_last_vote_unpublishes_the_vector(net):
+    from p2pspam.auth.votes import sign_vote
+    from p2pspam.fingerprint.vector import FeatureVector
+
+    base = demo_vectors()[3]
+    vector = FeatureVector(
+        base.scheme,
+        base.namespace,
+        base.params,
+        tuple(f ^ 0x5A5A for f in base.features),
+        bytes(20 - 1) + b"\x07",
+        base.chars,
+    )
+    henry = net.authority.user("henry")
+    reply = net.runner.run(
+        api_call(net.peers[2].api_address, "publish", {"vote": spam_vote(henry, vector)})
+    )
+    assert reply["ok"], reply
+    assert check(net, 7, vector)[0]["tally"]["spam"] == 1
+    withdraw = sign_vote(henry, vector, "withdraw", now_ms() + 1000).encode()
+    bad = net.runner.run(
+        api_call(net.peers[2].api_address, "unpublish", {"vote": spam_vote(henry, vector)})
+    )
+    assert bad["error"]["code"] == "bad_request"
+    reply = net.runner.run(api_call(net.peers[2].api_address, "unpublish", {"vote": withdraw}))
+    assert reply["ok"], reply
+    for peer in (3, 5, 7):
+        net.peers[peer].node._cache.clear()
+        assert check(net, peer, vector) == []
