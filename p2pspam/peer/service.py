@@ -145,7 +145,7 @@ class Peer:
         namespace = _arg(args, "namespace", wire.namespace)
         features = _arg(args, "features", wire.features)
         thres = _arg(args, "thres", wire.thres, len(features))
-        ttl = wire.ttl(args.get("ttl")) if "ttl" in args else None
+        ttl = _arg(args, "ttl", wire.ttl) if "ttl" in args else None
         fv = Vector(namespace, features)
         try:
             result = await self.node.route_approx(fv, thres, ttl=ttl)

@@ -149,6 +149,16 @@ def test_every_peer_answers_the_selftest_vector_without_any_vote(net):
         ("check", {"namespace": "ata/1/L=50", "features": [1, 2, 3], "thres": 0}, "bad_request"),
         ("check", {"namespace": "ata/1/L=50", "features": "nope", "thres": 1}, "bad_request"),
         ("check", {"features": [1, 2, 3], "thres": 1}, "bad_request"),
+        (
+            "check",
+            {"namespace": "ata/1/L=50", "features": [1, 2], "thres": 1, "ttl": "x"},
+            "bad_request",
+        ),
+        (
+            "check",
+            {"namespace": "ata/1/L=50", "features": [1, 2], "thres": 1, "ttl": 0},
+            "bad_request",
+        ),
         ("publish", {"vote": b"\x93garbage"}, "vote_rejected"),
         ("publish", {}, "bad_request"),
         ("explode", {}, "unknown_op"),
