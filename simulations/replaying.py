@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from p2pspam.defences.body import defended_body
 from p2pspam.defences.pipeline import (
     AgentDefences,
     Fingerprinter,
@@ -40,6 +41,7 @@ from p2pspam.defences.pipeline import (
     ham_vote_vector,
     window_texts,
 )
+from p2pspam.defences.strip import StripOptions
 from p2pspam.errors import InputError
 from p2pspam.fingerprint.normalize import NOTE_NO_TEXT_BODY, CanonicalBody, canonical_body
 from p2pspam.fingerprint.schemes import Scheme
@@ -198,15 +200,18 @@ def load_corpus(mail: Path, labels: Path | None = None) -> tuple[list[Item], lis
 
 
 def near_duplicate_pairs(
-    items: Sequence[Item], threshold: float = NEAR_DUP_COSINE
+    items: Sequence[Item],
+    threshold: float = NEAR_DUP_COSINE,
+    texts: Sequence[str] | None = None,
 ) -> list[list[int]]:
     """For each item, the earlier spam items whose unique word set has cosine >= threshold
-    with its own (empty lists for ham)."""
+    with its own (empty lists for ham). ``texts``: the canonical bodies, when known."""
     spam = [i for i, it in enumerate(items) if it.label == "spam"]
     vocabulary: dict[str, int] = {}
     rows, cols = [], []
     for r, i in enumerate(spam):
-        words = set(_WORD.findall(canonical_body(items[i].raw).text))
+        text = canonical_body(items[i].raw).text if texts is None else texts[i]
+        words = set(_WORD.findall(text))
         for w in words:
             rows.append(r)
             cols.append(vocabulary.setdefault(w, len(vocabulary)))
@@ -242,12 +247,17 @@ class AgentPass:
     vote_vectors: list[FeatureVector] | None = None  # when a spam vote differs (sketch)
 
 
-def agent_pass(items: Sequence[Item], defences: AgentDefences) -> AgentPass:
-    """Fingerprint every item as its recipient's agent would, in time order."""
+def agent_pass(
+    items: Sequence[Item],
+    defences: AgentDefences,
+    bodies: Sequence[CanonicalBody] | None = None,
+) -> AgentPass:
+    """Fingerprint every item as its recipient's agent would, in time order (``bodies``:
+    the defended bodies under ``defences.strip``, when already computed)."""
     agent = Fingerprinter(defences)
     vectors, texts, votes = [], [], []
-    for it in items:
-        body = agent.body(it.raw)
+    for i, it in enumerate(items):
+        body = agent.body(it.raw) if bodies is None else bodies[i]
         vectors.append(agent.vector(body, it.recipient))
         votes.append(
             agent.vector(body, it.recipient, vote=True) if it.label == "spam" else vectors[-1]
@@ -256,6 +266,11 @@ def agent_pass(items: Sequence[Item], defences: AgentDefences) -> AgentPass:
         if it.label == "ham":
             agent.learn(body, it.recipient)
     return AgentPass(vectors, texts, votes)
+
+
+def defended_bodies(items: Sequence[Item], strip: StripOptions) -> list[CanonicalBody]:
+    """The canonical bodies of every item after the normalisation defences ``strip``."""
+    return [defended_body(it.raw, strip) for it in items]
 
 
 def scheme_pass(base: AgentPass, scheme: Scheme) -> AgentPass:

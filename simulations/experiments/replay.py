@@ -132,6 +132,7 @@ def _row(name: str, thres: int, result: Any) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """Run the replay and print the report."""
     from p2pspam.defences.pipeline import Settings
+    from p2pspam.defences.strip import NO_STRIP
     from simulations import replaying
 
     _check_rate("--mark-rate", args.mark_rate)
@@ -145,13 +146,22 @@ def run(args: argparse.Namespace) -> int:
         from p2pspam.errors import ParameterError
 
         raise ParameterError(f"--thres must be at least 1, got {base.thres}")
-    near_dups = replaying.near_duplicate_pairs(items)
     configs = {"default": base} if args.quick else _configurations(base)
+    bodies: dict[Any, Any] = {}  # strip options -> defended bodies, shared by passes
+    for settings in configs.values():
+        if settings.agent.strip not in bodies:
+            bodies[settings.agent.strip] = replaying.defended_bodies(items, settings.agent.strip)
+    plain = bodies.get(NO_STRIP)
+    near_dups = replaying.near_duplicate_pairs(
+        items, texts=None if plain is None else [b.text for b in plain]
+    )
     passes: dict[Any, Any] = {}
     results: dict[str, Any] = {}
     for name, settings in configs.items():
         if settings.agent not in passes:
-            passes[settings.agent] = replaying.agent_pass(items, settings.agent)
+            passes[settings.agent] = replaying.agent_pass(
+                items, settings.agent, bodies[settings.agent.strip]
+            )
         results[name] = replaying.network_pass(
             items,
             passes[settings.agent],
