@@ -27,6 +27,25 @@ def add_common_options(parser: argparse.ArgumentParser, seed: int = 1) -> None:
     )
 
 
+def experiment_parser(
+    sub: argparse._SubParsersAction, name: str, doc: str, help: str
+) -> argparse.ArgumentParser:
+    """Add experiment ``name`` (described by the first paragraph of ``doc``) with the
+    common options; the caller adds its own and sets ``func``."""
+    parser = sub.add_parser(name, help=help, description=doc.split("\n\n")[0])
+    add_common_options(parser)
+    return parser
+
+
+def save_figure(fig: Any, path: Path) -> Path:
+    """Lay out, write (PNG) and close a matplotlib figure; return the path."""
+    plt = pyplot()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def sized(value: int | None, quick: int, full: int, is_quick: bool) -> int:
     """An option's value when given (0 included, for validation to reject), else the
     quick or the full default."""

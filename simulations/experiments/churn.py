@@ -20,11 +20,12 @@ import argparse
 import numpy as np
 
 from simulations.common import (
-    add_common_options,
     announce,
+    experiment_parser,
     out_dir,
     print_table,
     pyplot,
+    save_figure,
     sized,
 )
 
@@ -35,12 +36,12 @@ VARIANTS = (("1 replica", 1, False), ("8 replicas", 8, False), ("8 replicas + po
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``sim churn``."""
-    parser = sub.add_parser(
+    parser = experiment_parser(
+        sub,
         "churn",
+        __doc__,
         help="query success vs fraction of failed nodes (replication, path pointers)",
-        description=__doc__.split("\n\n")[0],
     )
-    add_common_options(parser)
     parser.add_argument("--nodes", type=int, default=None, help="network size (4096)")
     parser.add_argument("--keys", type=int, default=None, help="documents (40)")
     parser.add_argument("--queries", type=int, default=None, help="queriers per key and rate (10)")
@@ -132,7 +133,4 @@ def _plot(rows: list[dict], path):
     ax.grid(alpha=0.3)
     ax.legend()
     ax.set_title("Kademlia under failures: replication and path pointers")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -20,7 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
-from simulations.common import add_common_options, announce, out_dir, print_table, pyplot
+from simulations.common import (
+    announce,
+    experiment_parser,
+    out_dir,
+    print_table,
+    pyplot,
+    save_figure,
+)
 
 FIGURE = "Table 1 (robustness on real spam) and Table 2 (false positives on real mail)"
 THRESHOLDS = (3, 4, 5)
@@ -28,12 +35,12 @@ THRESHOLDS = (3, 4, 5)
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``sim corpus``."""
-    parser = sub.add_parser(
+    parser = experiment_parser(
+        sub,
         "corpus",
+        __doc__,
         help="Tables 1 and 2 on your own spam and ham corpus",
-        description=__doc__.split("\n\n")[0],
     )
-    add_common_options(parser)
     parser.add_argument("--spam", nargs="+", required=True, help="spam files/dirs/mbox/Maildir")
     parser.add_argument("--ham", nargs="+", required=True, help="ham files/dirs/mbox/Maildir")
     parser.add_argument("--cosine", type=float, default=0.9, help="near-duplicate threshold")
@@ -199,7 +206,4 @@ def _plot(t1: list[dict], t2: list[dict], path: Path) -> Path:
     b.set_xlabel("features shared by a ham x spam pair")
     b.set_ylabel("pairs")
     b.set_title("Table 2: false positives")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

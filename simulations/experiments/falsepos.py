@@ -26,11 +26,12 @@ import time
 import numpy as np
 
 from simulations.common import (
-    add_common_options,
     announce,
+    experiment_parser,
     out_dir,
     print_table,
     pyplot,
+    save_figure,
     sized,
 )
 
@@ -42,12 +43,12 @@ BATCH_CHARS = 1 << 22
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``sim falsepos``."""
-    parser = sub.add_parser(
+    parser = experiment_parser(
+        sub,
         "falsepos",
+        __doc__,
         help="Fig. 8: pairs of random texts sharing 1 or 2 of 10 features, per size",
-        description=__doc__.split("\n\n")[0],
     )
-    add_common_options(parser)
     parser.add_argument("--docs", type=int, default=None, help="texts per size (100000)")
     parser.add_argument(
         "--sizes", default=None, help="comma-separated sizes in KB (default 1,2,4,...,64)"
@@ -214,7 +215,4 @@ def _plot(rows: list[dict], bits: tuple, path):
     ax.set_title("Fig. 8 reproduction: false positives on random text")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -33,11 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulations.common import (
-    add_common_options,
     announce,
+    experiment_parser,
     out_dir,
     print_table,
     pyplot,
+    save_figure,
     sized,
 )
 
@@ -68,12 +69,12 @@ class Scenario:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``sim robustness``."""
-    parser = sub.add_parser(
+    parser = experiment_parser(
+        sub,
         "robustness",
+        __doc__,
         help="Fig. 7 + Appendix A: feature survival after small edits, measured vs model",
-        description=__doc__.split("\n\n")[0],
     )
-    add_common_options(parser)
     parser.add_argument("--trials", type=int, default=None, help="documents per scenario")
     parser.add_argument("--length", type=int, default=50, help="ATA window length L")
     parser.add_argument("--count", type=int, default=10, help="features per vector |FV|")
@@ -226,7 +227,4 @@ def _plot(scenarios: list[Scenario], count: int, path):
     axes[0].set_ylabel(f"P(at least THRES of {count} features match)")
     axes[0].legend(loc="lower left")
     fig.suptitle("Fig. 7 reproduction: robustness of ATA fingerprints (random text)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

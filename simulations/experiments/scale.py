@@ -16,11 +16,12 @@ import time
 import numpy as np
 
 from simulations.common import (
-    add_common_options,
     announce,
+    experiment_parser,
     out_dir,
     print_table,
     pyplot,
+    save_figure,
     sized,
 )
 
@@ -31,12 +32,12 @@ QUICK_SIZES = (200, 800, 3200)
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``sim scale``."""
-    parser = sub.add_parser(
+    parser = experiment_parser(
+        sub,
         "scale",
+        __doc__,
         help="Kademlia rounds and messages per lookup from 1,000 to 100,000 nodes",
-        description=__doc__.split("\n\n")[0],
     )
-    add_common_options(parser)
     parser.add_argument("--sizes", default=None, help="comma-separated node counts")
     parser.add_argument("--lookups", type=int, default=None, help="lookups per size (400)")
     parser.set_defaults(func=run)
@@ -147,7 +148,4 @@ def _plot(rows: list[dict], path):
     b.set_xlabel("nodes")
     b.set_ylabel("messages per lookup")
     fig.suptitle("Kademlia (the peer's Lookup): cost grows with log N")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

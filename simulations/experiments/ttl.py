@@ -36,11 +36,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulations.common import (
-    add_common_options,
     announce,
+    experiment_parser,
     out_dir,
     print_table,
     pyplot,
+    save_figure,
     sized,
 )
 
@@ -69,12 +70,12 @@ class Config:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``sim ttl``."""
-    parser = sub.add_parser(
+    parser = experiment_parser(
+        sub,
         "ttl",
+        __doc__,
         help="Fig. 10: query success and distance vs TTL and mark rate (Tapestry, Kademlia)",
-        description=__doc__.split("\n\n")[0],
     )
-    add_common_options(parser)
     parser.add_argument("--topologies", type=int, default=None, help="topologies (8)")
     parser.add_argument("--placements", type=int, default=None, help="placements each (3)")
     parser.add_argument("--nodes", type=int, default=None, help="overlay nodes (4096)")
@@ -422,7 +423,4 @@ def _plot(rows: list[dict], cfg: Config, path):
     fig.suptitle(
         "Fig. 10 reproduction: success vs TTL and mark rate (solid Tapestry, dashed Kademlia)"
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
