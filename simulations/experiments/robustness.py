@@ -171,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
                     "interior_trials": sc.interior_trials,
                     "measured_interior": float(sc.measured_interior[k]),
                     "model_interior": float(sc.model_interior[k]),
+                    "abs_err": float(abs(sc.model[k] - sc.measured[k])),
+                    "abs_err_interior": float(abs(sc.model_interior[k] - sc.measured_interior[k])),
                     "mean_x": sc.mean_x,
                 }
             )
