@@ -139,10 +139,10 @@ class WindowSketch:
         threshold, width_bits, depth, sample, length, inserted = (int(x) for x in head)
         if not 1 <= length <= 4096:
             raise ParameterError("window sketch: bad window length")
-        sketch = cls(threshold, width_bits=width_bits, depth=depth, sample=sample, length=length)
         body = data[len(SKETCH_FORMAT) + 48 :]
-        if len(body) != sketch.counts.size:
+        if not 8 <= width_bits <= 24 or len(body) != depth << width_bits:
             raise ParameterError("window sketch: truncated or oversized counters")
+        sketch = cls(threshold, width_bits=width_bits, depth=depth, sample=sample, length=length)
         sketch.counts = np.frombuffer(body, dtype=np.uint8).reshape(sketch.counts.shape).copy()
         sketch.inserted = min(inserted, sketch.counts.shape[1])
         return sketch
