@@ -20,14 +20,17 @@ was marked; ``near_dup_caught`` those of them that were caught.
 
 from __future__ import annotations
 
+import calendar
 import csv
+import mailbox
 import random
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
+from email.utils import parsedate, parsedate_to_datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -88,9 +91,6 @@ def _date_ms(raw: bytes) -> int | None:
 
 def _mbox_from_ms(source: str, cache: dict[str, list[int | None]]) -> int | None:
     """The time of the mbox ``From `` line of ``path:N`` sources."""
-    import mailbox
-    from email.utils import parsedate
-
     path, _, index = source.rpartition(":")
     if not path or not index.isdigit():
         return None
@@ -101,12 +101,7 @@ def _mbox_from_ms(source: str, cache: dict[str, list[int | None]]) -> int | None
             line = box.get_file(key, from_=True).readline().decode("ascii", "replace")
             parts = line.split(None, 2)
             parsed = parsedate(parts[2]) if len(parts) == 3 else None
-            if parsed is None:
-                times.append(None)
-            else:
-                import calendar
-
-                times.append(calendar.timegm(parsed) * 1000)
+            times.append(None if parsed is None else calendar.timegm(parsed) * 1000)
         cache[path] = times
     times = cache[path]
     i = int(index)
@@ -307,7 +302,7 @@ class RunResult:
     caught_by_kind: Counter = field(default_factory=Counter)
     spam_by_kind: Counter = field(default_factory=Counter)
 
-    def summary(self) -> dict[str, dict[str, int | float]]:
+    def summary(self) -> dict[str, Any]:
         """The JSON shape of ``sim replay --json``."""
         return {
             "spam": {
@@ -322,6 +317,7 @@ class RunResult:
                 "flagged": len(self.flagged),
                 "rescued": self.rescued,
             },
+            "matches_with_discounted_features": self.discounted_matches,
         }
 
 
