@@ -8,8 +8,11 @@ Every RPC's first argument is the caller's 20-byte node id. The ADOLR RPCs are:
   Reply: the number of objects and records merged.
 - ``store_pointer(nodeid, keys)``: the caller holds the feature objects at ``keys`` (at
   most 64); the receiver keeps a path pointer to the caller. Reply: ``True``.
-- ``find_approx(nodeid, qid, key, namespace, features, thres, forward)``: in-network
-  evaluation. Reply ``{"closer": [contacts], "holds_key": bool, "matches": [match],
+- ``find_approx(nodeid, qid, key, namespace, features, thres, forward, records)``:
+  in-network evaluation; ``forward``: the receiver may follow a path pointer or fetch a
+  record one hop away; ``records``: include the matches' records (a querier asks one
+  node per lookup round for them, so that they do not travel once per holder). Reply
+  ``{"closer": [contacts], "holds_key": bool, "matches": [match],
   "dup": bool}`` where a match is ``[guid, overlap, matched, discounted, features,
   record|nil]``.
 - ``find_object(nodeid, guid)``: reply ``{"record": record}`` or ``{"closer": [contacts]}``.
@@ -104,20 +107,21 @@ class ApproxQuery:
     features: tuple[int, ...]
     thres: int
     forward: bool
+    records: bool = True
 
 
 def find_approx_args(args: list[Any]) -> tuple[bytes, ApproxQuery]:
     """Validate ``find_approx`` arguments."""
-    _arity(args, 7, "find_approx")
+    _arity(args, 8, "find_approx")
     nodeid = wire.node_id(args[0])
     qid = wire.blob(args[1], MAX_QID, "qid")
     key = wire.node_id(args[2])
     namespace = wire.namespace(args[3])
     features = wire.features(args[4])
     thres = wire.thres(args[5], len(features))
-    if not isinstance(args[6], bool):
-        raise wire.bad("forward must be a boolean")
-    return nodeid, ApproxQuery(qid, key, namespace, features, thres, args[6])
+    if not isinstance(args[6], bool) or not isinstance(args[7], bool):
+        raise wire.bad("forward and records must be booleans")
+    return nodeid, ApproxQuery(qid, key, namespace, features, thres, args[6], args[7])
 
 
 def two_ids(args: list[Any]) -> tuple[bytes, bytes]:

@@ -331,7 +331,7 @@ class AdolrNode:
         self,
         lookup: Lookup[Address],
         rpc: str,
-        args: Callable[[], tuple[Any, ...]],
+        args: Callable[[bool], tuple[Any, ...]],
         parse: Callable[[int, Any], tuple[list[tuple[bytes, str, int]], Any]],
         stop: asyncio.Event | None = None,
     ) -> Lookup[Address]:
@@ -339,8 +339,8 @@ class AdolrNode:
         ``(closer contacts, answer or None)``."""
         proto = self.protocol
 
-        async def ask(long_id: int, addr: Address) -> None:
-            ok, result = await proto.call(addr, rpc, self.node_id, *args())
+        async def ask(long_id: int, addr: Address, first: bool) -> None:
+            ok, result = await proto.call(addr, rpc, self.node_id, *args(first))
             node = Node(_bytes_id(long_id), addr[0], addr[1])
             if not ok:
                 lookup.on_failure(long_id)
@@ -359,7 +359,7 @@ class AdolrNode:
             batch = lookup.next_requests()
             if not batch:
                 break
-            await asyncio.gather(*(ask(n, a) for n, a in batch))
+            await asyncio.gather(*(ask(n, a, i == 0) for i, (n, a) in enumerate(batch)))
         return lookup
 
     @property
@@ -386,7 +386,7 @@ class AdolrNode:
         def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], None]:
             return wire.contacts(result), None
 
-        return await self._drive(lookup, "find_node", lambda: (key,), parse)
+        return await self._drive(lookup, "find_node", lambda _first: (key,), parse)
 
     def _self_is_replica(self, key: bytes, closest: list[tuple[int, Address]]) -> bool:
         if len(closest) < self.config.replicas:
@@ -518,7 +518,7 @@ class AdolrNode:
                 raise wire.bad("record for another GUID")
             return closer, rec
 
-        await self._drive(lookup, "find_object", lambda: (guid,), parse)
+        await self._drive(lookup, "find_object", lambda _first: (guid,), parse)
         remote = self.verified_record(lookup.answer) if lookup.answer is not None else None
         if local is None:
             return remote, lookup.rounds
@@ -612,7 +612,7 @@ class AdolrNode:
             return await self._drive(
                 lookup,
                 "find_approx",
-                lambda: (qid, key, namespace, list(features), thres, True),
+                lambda first: (qid, key, namespace, list(features), thres, True, first),
                 parse,
                 stop,
             )
@@ -701,7 +701,7 @@ class AdolrNode:
             def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
                 return messages.feature_reply(key, result)
 
-            await self._drive(lookup, "get_feature", lambda: (key,), parse)
+            await self._drive(lookup, "get_feature", lambda _first: (key,), parse)
             return lookup, lookup.answer
 
         fetched = await asyncio.gather(*(fetch(f) for f in features))
@@ -822,7 +822,9 @@ class AdolrNode:
                 if dup:
                     self.protocol.counters["find_approx.dup"] += 1
                 reply["matches"] = [
-                    await self._match_wire(m, with_record=not dup, forward=query.forward)
+                    await self._match_wire(
+                        m, with_record=query.records and not dup, forward=query.forward
+                    )
                     for m in found
                 ]
             if holds_key or found:
@@ -882,6 +884,7 @@ class AdolrNode:
                 list(query.features),
                 query.thres,
                 False,
+                query.records,
             )
             if not ok:
                 continue

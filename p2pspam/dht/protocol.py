@@ -111,6 +111,19 @@ class ExactRoutingTable(RoutingTable):
         )
         return heapq.nsmallest(k, candidates, key=node.distance_to)
 
+    def add_contact(self, node: Node) -> None:
+        """Stock ``add_contact`` (split, or ping the least recently seen contact of a full
+        bucket), with the ping task tracked so that shutdown cancels it."""
+        index = self.get_bucket_for(node)
+        bucket = self.buckets[index]
+        if bucket.add_node(node):
+            return
+        if bucket.has_in_range(self.node) or bucket.depth() % 5 != 0:
+            self.split_bucket(index)
+            self.add_contact(node)
+        else:
+            self.protocol.spawn(self.protocol.call_ping(bucket.head()))
+
 
 class HardenedProtocol(KademliaProtocol):
     """``KademliaProtocol`` with the stock unsafe paths replaced (see module docstring)."""
@@ -142,6 +155,12 @@ class HardenedProtocol(KademliaProtocol):
         }
 
     # -- registration ----------------------------------------------------------------
+
+    def spawn(self, coro: Any) -> None:
+        """Run ``coro`` as a task cancelled by :meth:`close_tasks`."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def register(self, name: str, validator: Validator, handler: Handler) -> None:
         """Expose ``handler(sender_address, *validated_args)`` as RPC ``name``."""

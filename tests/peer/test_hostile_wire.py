@@ -18,6 +18,8 @@ from p2pspam.peer.localnet import api_call, local_config, local_network
 
 from .helpers import Authority, LoopRunner, random_vector
 
+NID, KEY = b"x" * 20, b"k" * 20
+
 
 @pytest.fixture(scope="module")
 def net():
@@ -94,15 +96,15 @@ def test_the_peer_still_answers_pings_and_queries_after_garbage(net):
         (msgpack.packb(["ping", [True]]), "bad_args"),
         (msgpack.packb(["find_node", [b"x" * 20]]), "bad_args"),
         (
-            msgpack.packb(["find_approx", [b"x" * 20, b"q", b"k" * 20, "ns", [1, 2], 3, True]]),
+            msgpack.packb(["find_approx", [NID, b"q", KEY, "ns", [1, 2], 3, True, True]]),
             "bad_args",
         ),
         (
-            msgpack.packb(["find_approx", [b"x" * 20, b"q", b"k" * 20, "ns", [1, 1], 1, True]]),
+            msgpack.packb(["find_approx", [NID, b"q", KEY, "ns", [1, 1], 1, True, True]]),
             "bad_args",
         ),
         (
-            msgpack.packb(["find_approx", [b"x" * 20, b"q", b"k" * 20, "ns", [-1], 1, True]]),
+            msgpack.packb(["find_approx", [NID, b"q", KEY, "ns", [-1], 1, True, True]]),
             "bad_args",
         ),
         (msgpack.packb(["store_batch", [b"x" * 20, [[b"k" * 20, [[], [], 5]]], []]]), "bad_args"),

@@ -1,7 +1,7 @@
 """TTL semantics on a sparse loopback network: TTL = maximum number of lookup rounds.
 
 Single-feature vectors (THRES = 1) make each query one lookup, as in the paper's Fig. 10
-experiment. Small buckets (ksize 3, alpha 1, 3 replicas) make lookups take several
+experiment. Small buckets (ksize 2, alpha 1, 2 replicas) make lookups take several
 rounds on 40 peers."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ PEERS = 40
 @pytest.fixture(scope="module")
 def net():
     runner = LoopRunner()
-    config = local_config(ksize=3, replicas=3, alpha=1)
+    config = local_config(ksize=2, replicas=2, alpha=1)
     cm = local_network(PEERS, Authority().public_key, node_config=config)
     network = runner.run(cm.__aenter__())
     network.runner = runner
