@@ -11,6 +11,8 @@ reference measure, and the whole default ``sim replay`` (table of 10 configurati
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +31,11 @@ def _timed(what: str, n: int, func, baseline: float | None = None):
     ratio = "" if baseline is None else f"  ({seconds / baseline:5.2f} x baseline)"
     print(f"{what:44} {seconds:7.2f} s {n / seconds:9.0f} msg/s{ratio}")
     return result, seconds
+
+
+def _quiet(func, *args):
+    with contextlib.redirect_stdout(io.StringIO()):
+        return func(*args)
 
 
 def main() -> None:
@@ -68,22 +75,8 @@ def main() -> None:
         )
         from p2pspam.cli import main as cli
 
-        _timed(
-            "sim replay (load + 10-configuration table)",
-            n,
-            lambda: cli(
-                [
-                    "sim",
-                    "replay",
-                    "--mail",
-                    str(mail),
-                    "--labels",
-                    str(mail / "labels.csv"),
-                    "--json",
-                ]
-            ),
-            base,
-        )
+        argv = ["sim", "replay", "--mail", str(mail), "--labels", str(mail / "labels.csv")]
+        _timed("sim replay (load + 10-configuration table)", n, lambda: _quiet(cli, argv), base)
 
 
 if __name__ == "__main__":
