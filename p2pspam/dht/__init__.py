@@ -1,6 +1,10 @@
 """The network layer: the ``kademlia`` package extended with the approximate-DOLR RPCs.
 
-``lookup`` is the sans-IO iterative lookup shared by the peer and the simulator;
-``wire`` holds the hardened datagram codec and argument validation; ``protocol`` the
-``KademliaProtocol`` subclass; ``node`` the ADOLR operations on top of it.
+- ``lookup``: the sans-IO iterative lookup shared by the peer and the simulator;
+- ``wire``: the hardened datagram codec, argument checks and per-source token buckets;
+- ``protocol``: the ``KademliaProtocol`` subclass (limits, validation, counted drops);
+- ``messages``: the ADOLR RPC arguments and replies;
+- ``node``: ``AdolrNode``, the client side (publish, route, naive baseline);
+- ``handlers``: the serving side of the ADOLR RPCs;
+- ``replication``: hand-off to new contacts, republication, expiry.
 """

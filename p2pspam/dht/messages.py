@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import msgpack
+
 from p2pspam.adolr.errors import RecordError
 from p2pspam.adolr.keys import feature_key
 from p2pspam.adolr.records import (
@@ -34,6 +36,7 @@ from p2pspam.adolr.records import (
     ObjectRecord,
     object_from_wire,
     record_from_wire,
+    record_to_wire,
 )
 from p2pspam.dht import wire
 
@@ -42,6 +45,7 @@ MAX_POINTER_KEYS = 64
 MAX_MATCHES = 32
 MAX_QID = 16
 MAX_REVOCATIONS = 32_768
+RECORD_WIRE_BUDGET = 24_000  # bytes of one record inside a datagram
 
 
 def _arity(args: list[Any], n: int, rpc: str) -> None:
@@ -216,3 +220,22 @@ def feature_reply(
     if "object" in reply:
         return [], _object(key, reply["object"])
     return wire.contacts(reply.get("closer", [])), None
+
+
+def fit_record(record: ObjectRecord, budget: int = RECORD_WIRE_BUDGET) -> list[Any]:
+    """Return the wire form of ``record``, keeping its most recent votes only when the
+    whole record would not fit in ``budget`` bytes of a datagram."""
+    raw = record_to_wire(record)
+    if len(msgpack.packb(raw, use_bin_type=True)) <= budget:
+        return raw
+    votes = sorted(record.votes.items(), key=lambda kv: kv[1], reverse=True)
+    kept: dict[str, tuple[int, bytes]] = {}
+    size = 200 + 30 * len(record.features)
+    for user, (ts, vote) in votes:
+        size += len(vote) + len(user) + 16
+        if size > budget:
+            break
+        kept[user] = (ts, vote)
+    return record_to_wire(
+        ObjectRecord(record.guid, record.namespace, record.features, kept, record.expires_ms)
+    )

@@ -42,7 +42,7 @@ import os
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,29 +51,29 @@ from kademlia.network import Server
 from kademlia.node import Node
 
 from p2pspam.adolr.keys import feature_key
-from p2pspam.adolr.query import Match, check_query, evaluate
+from p2pspam.adolr.query import check_query, evaluate
 from p2pspam.adolr.records import (
     FeatureObject,
     ObjectRecord,
-    Pointer,
     VectorLike,
     merge_records,
     new_record,
     object_to_wire,
     published_entry,
-    record_to_wire,
     tombstone_entry,
 )
 from p2pspam.auth.verify import VoteRejected, VoteVerifier
 from p2pspam.dht import messages, wire
+from p2pspam.dht.handlers import RpcHandlers
 from p2pspam.dht.lookup import Lookup
+from p2pspam.dht.messages import fit_record
 from p2pspam.dht.protocol import HardenedProtocol, ProtocolLimits
+from p2pspam.dht.replication import Replication, gather_limited
 
 log = logging.getLogger(__name__)
 
 Address = tuple[str, int]
 DAY_MS = 24 * 3600 * 1000
-RECORD_WIRE_BUDGET = 24_000  # bytes of one record inside a datagram
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,25 +135,6 @@ def _bytes_id(long_id: int) -> bytes:
     return long_id.to_bytes(20, "big")
 
 
-def fit_record(record: ObjectRecord, budget: int = RECORD_WIRE_BUDGET) -> list[Any]:
-    """Return the wire form of ``record``, keeping its most recent votes only when the
-    whole record would not fit in ``budget`` bytes of a datagram."""
-    raw = record_to_wire(record)
-    if len(msgpack.packb(raw, use_bin_type=True)) <= budget:
-        return raw
-    votes = sorted(record.votes.items(), key=lambda kv: kv[1], reverse=True)
-    kept: dict[str, tuple[int, bytes]] = {}
-    size = 200 + 30 * len(record.features)
-    for user, (ts, vote) in votes:
-        size += len(vote) + len(user) + 16
-        if size > budget:
-            break
-        kept[user] = (ts, vote)
-    return record_to_wire(
-        ObjectRecord(record.guid, record.namespace, record.features, kept, record.expires_ms)
-    )
-
-
 class PeerServer(Server):
     """``kademlia.network.Server`` running the hardened protocol."""
 
@@ -191,7 +172,7 @@ class _Expiring(OrderedDict):
         return item[1]
 
 
-class AdolrNode:
+class AdolrNode(RpcHandlers, Replication):
     """One peer's approximate DOLR over the network (see the module docstring)."""
 
     def __init__(
@@ -220,7 +201,6 @@ class AdolrNode:
         self._cache = _Expiring(self.config.cache_ttl_s, self.config.cache_size)
         self._handoff: asyncio.Queue[Node] = asyncio.Queue(self.config.handoff_queue)
         self._background: list[asyncio.Task[Any]] = []
-        self.on_revocations: Callable[[bytes], None] | None = None
         self.started_at = time.monotonic()
 
     # -- lifecycle -------------------------------------------------------------------
@@ -387,12 +367,6 @@ class AdolrNode:
             return wire.contacts(result), None
 
         return await self._drive(lookup, "find_node", lambda _first: (key,), parse)
-
-    def _self_is_replica(self, key: bytes, closest: list[tuple[int, Address]]) -> bool:
-        if len(closest) < self.config.replicas:
-            return True
-        mine = _int_id(self.node_id) ^ _int_id(key)
-        return mine < (closest[-1][0] ^ _int_id(key))
 
     # -- publication -----------------------------------------------------------------
 
@@ -748,336 +722,3 @@ class AdolrNode:
         if len(kept) == len(record.votes):
             return record
         return ObjectRecord(record.guid, record.namespace, record.features, kept, record.expires_ms)
-
-    # -- RPC handlers ----------------------------------------------------------------
-
-    def _welcome(self, sender: Address, nodeid: bytes) -> Node:
-        node = Node(nodeid, sender[0], sender[1])
-        self.protocol.welcome_sender(node)
-        return node
-
-    def _rpc_store_batch(
-        self,
-        sender: Address,
-        nodeid: bytes,
-        objects: list[tuple[bytes, FeatureObject]],
-        records: list[ObjectRecord],
-    ) -> int:
-        self._welcome(sender, nodeid)
-        checked = [self.verified_record(r) for r in records]
-        with self.store.transaction():
-            for key, obj in objects:
-                self.store.merge_feature_object(key, obj)
-            for rec in checked:
-                self.store.put_record(rec)
-        self.protocol.counters["stored.objects"] += len(objects)
-        self.protocol.counters["stored.records"] += len(checked)
-        return len(objects) + len(checked)
-
-    def _rpc_store_pointer(self, sender: Address, nodeid: bytes, keys: list[bytes]) -> bool:
-        self._welcome(sender, nodeid)
-        expires = self.clock() + self.config.pointer_ttl_ms
-        with self.store.transaction():
-            for key in keys:
-                self.store.put_pointer(Pointer(key, nodeid, sender[0], sender[1], expires))
-        return True
-
-    async def _rpc_find_approx(
-        self, sender: Address, nodeid: bytes, query: messages.ApproxQuery
-    ) -> dict[str, Any]:
-        source = self._welcome(sender, nodeid)
-        return await self.answer_approx(query, exclude=source)
-
-    async def answer_approx(
-        self, query: messages.ApproxQuery, exclude: Node | None = None
-    ) -> dict[str, Any]:
-        """Evaluate ``query`` on the feature objects held here (in-network evaluation),
-        follow a path pointer once if this node holds nothing for the key, or return the
-        closer contacts."""
-        now = self.clock()
-        loop = asyncio.get_running_loop()
-        objects = self.store.feature_objects_for(query.namespace, query.features)
-        holds_key = any(feature_key(query.namespace, f) == query.key for f in objects)
-        reply: dict[str, Any] = {"holds_key": holds_key}
-        if not holds_key:
-            reply["closer"] = self.protocol.neighbors(query.key, exclude, self.config.replicas)
-        if objects:
-            try:
-                found = evaluate(
-                    query.features,
-                    query.thres,
-                    objects,
-                    namespace=query.namespace,
-                    now_ms=now,
-                    max_guids=getattr(self.store, "max_guids", 64),
-                )
-            except Exception:  # a parameter the validators let through must not escape
-                self.protocol.drop("bad_query")
-                return reply
-            found = found[: messages.MAX_MATCHES]
-            dup = self._resolved.fresh(query.qid, loop.time()) is not None
-            if found:
-                self._resolved.put(query.qid, True, loop.time())
-                reply["dup"] = dup
-                if dup:
-                    self.protocol.counters["find_approx.dup"] += 1
-                reply["matches"] = [
-                    await self._match_wire(
-                        m, with_record=query.records and not dup, forward=query.forward
-                    )
-                    for m in found
-                ]
-            if holds_key or found:
-                return reply
-        if query.forward and not holds_key:
-            forwarded = await self._follow_pointer(query, now)
-            if forwarded is not None:
-                return forwarded
-        return reply
-
-    async def _match_wire(self, m: Match, with_record: bool, forward: bool) -> list[Any]:
-        record = None
-        if with_record:
-            rec = self.store.get_object(m.guid)
-            if rec is None and forward:
-                rec = await self._fetch_record_one_hop(m.guid)
-            record = fit_record(rec) if rec is not None else None
-        return [
-            m.guid,
-            m.overlap,
-            list(m.matched_features),
-            list(m.discounted_features),
-            list(m.features),
-            record,
-        ]
-
-    async def _fetch_record_one_hop(self, guid: bytes) -> ObjectRecord | None:
-        """Deliver the query to the GUID's nodes known here (one hop, no lookup)."""
-        for node in self.protocol.router.find_neighbors(Node(guid), k=self.config.alpha):
-            ok, result = await self.protocol.call(
-                (node.ip, node.port), "find_object", self.node_id, guid
-            )
-            if not ok:
-                continue
-            try:
-                _, rec = messages.object_reply(result)
-            except wire.WireError:
-                self.protocol.drop("bad_reply")
-                continue
-            if rec is not None and rec.guid == guid:
-                rec = self.verified_record(rec)
-                self.store.put_record(rec)
-                return rec
-        return None
-
-    async def _follow_pointer(self, query: messages.ApproxQuery, now: int) -> dict[str, Any] | None:
-        for pointer in self.store.get_pointers(query.key, now)[:2]:
-            if pointer.node_id == self.node_id:
-                continue
-            ok, result = await self.protocol.call(
-                (pointer.host, pointer.port),
-                "find_approx",
-                self.node_id,
-                query.qid,
-                query.key,
-                query.namespace,
-                list(query.features),
-                query.thres,
-                False,
-                query.records,
-            )
-            if not ok:
-                continue
-            try:
-                reply = messages.approx_reply(result)
-            except wire.WireError:
-                self.protocol.drop("bad_reply")
-                continue
-            if reply.holds_key:
-                self.protocol.counters["find_approx.via_pointer"] += 1
-                out = dict(result)
-                out.pop("closer", None)
-                return out
-        return None
-
-    def _rpc_find_object(self, sender: Address, nodeid: bytes, guid: bytes) -> dict[str, Any]:
-        source = self._welcome(sender, nodeid)
-        rec = self.store.get_object(guid)
-        if rec is not None:
-            return {"record": fit_record(rec)}
-        return {"closer": self.protocol.neighbors(guid, source, self.config.replicas)}
-
-    def _rpc_get_feature(self, sender: Address, nodeid: bytes, key: bytes) -> dict[str, Any]:
-        source = self._welcome(sender, nodeid)
-        obj = self.store.get_feature_object(key)
-        if obj is not None:
-            raw = object_to_wire(obj)
-            if len(msgpack.packb(raw, use_bin_type=True)) < wire.MAX_DATAGRAM - 1000:
-                return {"object": raw}
-        return {"closer": self.protocol.neighbors(key, source, self.config.replicas)}
-
-    def _rpc_revocations(self, sender: Address, nodeid: bytes, signed: bytes) -> bool:
-        self._welcome(sender, nodeid)
-        return self.accept_revocations(signed, gossip=True)
-
-    def accept_revocations(self, signed: bytes, gossip: bool = True) -> bool:
-        """Adopt a newer signed revocation list and gossip it to the contacts; return
-        whether it was adopted (an invalid list is counted and refused)."""
-        try:
-            adopted = self.verifier.update_revocations(signed, self.clock())
-        except Exception as exc:
-            self.protocol.counters["revocations.rejected"] += 1
-            log.info("refused a revocation list: %s", exc)
-            return False
-        if adopted:
-            self.protocol.counters["revocations.adopted"] += 1
-            self.store.set_meta("revocations", signed)
-            if self.on_revocations is not None:
-                self.on_revocations(signed)
-            if gossip:
-                for node in self.contacts():
-                    task = asyncio.get_running_loop().create_task(
-                        self.protocol.call(
-                            (node.ip, node.port), "revocations", self.node_id, signed
-                        )
-                    )
-                    self._background.append(task)
-                    task.add_done_callback(self._forget)
-        return adopted
-
-    def _forget(self, task: asyncio.Task[Any]) -> None:
-        with contextlib.suppress(ValueError):
-            self._background.remove(task)
-
-    # -- replication -----------------------------------------------------------------
-
-    def on_new_contact(self, node: Node) -> None:
-        """Queue a bounded hand-off of records to a new contact (dropped when full)."""
-        try:
-            self._handoff.put_nowait(node)
-        except asyncio.QueueFull:
-            self.protocol.drop("handoff_queue_full")
-
-    async def _handoff_worker(self) -> None:
-        while True:
-            node = await self._handoff.get()
-            try:
-                await self._hand_off(node)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("hand-off to %s failed", node)
-
-    async def _hand_off(self, node: Node) -> None:
-        """Send ``node`` the feature objects and records it should hold: those of keys it
-        is closer to than this node is, which are within our replica set, in batches."""
-        # A contact is added on any message, so its address may be spoofed: hand records
-        # only to a node that answers a ping from that address with the same id.
-        ok, answer = await self.protocol.call((node.ip, node.port), "ping", self.node_id)
-        if not ok or answer != node.id:
-            self.protocol.counters["handoff.unverified"] += 1
-            return
-        router = self.protocol.router
-        me = _int_id(self.node_id)
-        sent = 0
-        batch_objects: list[tuple[bytes, FeatureObject]] = []
-        batch_records: list[ObjectRecord] = []
-
-        def relevant(key: bytes) -> bool:
-            k = _int_id(key)
-            if node.long_id ^ k >= me ^ k:
-                return False
-            near = router.find_neighbors(Node(key), k=self.config.replicas)
-            return len(near) < self.config.replicas or (node.long_id ^ k) <= (near[-1].long_id ^ k)
-
-        async def flush() -> None:
-            nonlocal batch_objects, batch_records
-            if batch_objects or batch_records:
-                await self._store_at(
-                    [(node.long_id, (node.ip, node.port))], batch_objects, batch_records
-                )
-            batch_objects, batch_records = [], []
-
-        after = b""
-        while sent < self.config.handoff_max_keys:
-            keys = self.store.iter_feature_keys(after, 256)
-            if not keys:
-                break
-            after = keys[-1]
-            for key in keys:
-                if sent >= self.config.handoff_max_keys or not relevant(key):
-                    continue
-                obj = self.store.get_feature_object(key)
-                if obj is None:
-                    continue
-                batch_objects.append((key, obj))
-                sent += 1
-                if len(batch_objects) >= 8:
-                    await flush()
-        after = b""
-        while sent < self.config.handoff_max_keys:
-            guids = self.store.iter_record_guids(after, 256)
-            if not guids:
-                break
-            after = guids[-1]
-            for guid in guids:
-                if sent >= self.config.handoff_max_keys or not relevant(guid):
-                    continue
-                rec = self.store.get_object(guid)
-                if rec is None:
-                    continue
-                batch_records.append(rec)
-                sent += 1
-                if len(batch_records) >= 4:
-                    await flush()
-        await flush()
-        self.protocol.counters["handoff.items"] += sent
-
-    async def republish(self) -> int:
-        """Store everything held here at the current replica nodes of its key; return
-        how many objects and records were sent."""
-        sent = 0
-
-        async def one(key: bytes, obj: FeatureObject | None, rec: ObjectRecord | None) -> None:
-            closest = await self._node_lookup(key)
-            await self._store_at(closest, [(key, obj)] if obj else [], [rec] if rec else [])
-
-        for batch in self.store.iter_for_republish(64):
-            jobs = [one(key, obj, None) for key, obj in batch.objects]
-            jobs += [one(rec.guid, None, rec) for rec in batch.records]
-            await gather_limited(jobs, 8)
-            sent += len(jobs)
-        return sent
-
-    async def _republish_loop(self) -> None:
-        interval = self.config.republish_interval_s
-        while True:
-            await asyncio.sleep(interval * random.uniform(0.9, 1.1))
-            try:
-                await self.republish()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("republication failed")
-
-    async def _expire_loop(self) -> None:
-        while True:
-            await asyncio.sleep(min(self.config.expire_interval_s, self.config.save_interval_s))
-            try:
-                self.store.expire(self.clock())
-                self.save_routing_state()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("expiry failed")
-
-
-async def gather_limited(jobs: Iterable[Awaitable[Any]], limit: int) -> list[Any]:
-    """Await ``jobs`` with at most ``limit`` running at once."""
-    sem = asyncio.Semaphore(limit)
-
-    async def one(job: Awaitable[Any]) -> Any:
-        async with sem:
-            return await job
-
-    return await asyncio.gather(*(one(j) for j in jobs))

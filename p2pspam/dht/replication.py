@@ -1,0 +1,151 @@
+"""Replication of a peer's records: bounded hand-off to new contacts, periodic
+republication and expiry (a mixin of :class:`p2pspam.dht.node.AdolrNode`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Iterable
+from typing import Any
+
+from kademlia.node import Node
+
+from p2pspam.adolr.records import FeatureObject, ObjectRecord
+
+log = logging.getLogger(__name__)
+
+
+class Replication:
+    """Hand-off, republication and expiry (mixed into ``AdolrNode``)."""
+
+    def on_new_contact(self, node: Node) -> None:
+        """Queue a bounded hand-off of records to a new contact (dropped when full)."""
+        try:
+            self._handoff.put_nowait(node)
+        except asyncio.QueueFull:
+            self.protocol.drop("handoff_queue_full")
+
+    async def _handoff_worker(self) -> None:
+        while True:
+            node = await self._handoff.get()
+            try:
+                await self._hand_off(node)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("hand-off to %s failed", node)
+
+    async def _hand_off(self, node: Node) -> None:
+        """Send ``node`` the feature objects and records it should hold: those of keys it
+        is closer to than this node is, which are within our replica set, in batches."""
+        # A contact is added on any message, so its address may be spoofed: hand records
+        # only to a node that answers a ping from that address with the same id.
+        ok, answer = await self.protocol.call((node.ip, node.port), "ping", self.node_id)
+        if not ok or answer != node.id:
+            self.protocol.counters["handoff.unverified"] += 1
+            return
+        router = self.protocol.router
+        me = int.from_bytes(self.node_id, "big")
+        sent = 0
+        batch_objects: list[tuple[bytes, FeatureObject]] = []
+        batch_records: list[ObjectRecord] = []
+
+        def relevant(key: bytes) -> bool:
+            k = int.from_bytes(key, "big")
+            if node.long_id ^ k >= me ^ k:
+                return False
+            near = router.find_neighbors(Node(key), k=self.config.replicas)
+            return len(near) < self.config.replicas or (node.long_id ^ k) <= (near[-1].long_id ^ k)
+
+        async def flush() -> None:
+            nonlocal batch_objects, batch_records
+            if batch_objects or batch_records:
+                await self._store_at(
+                    [(node.long_id, (node.ip, node.port))], batch_objects, batch_records
+                )
+            batch_objects, batch_records = [], []
+
+        after = b""
+        while sent < self.config.handoff_max_keys:
+            keys = self.store.iter_feature_keys(after, 256)
+            if not keys:
+                break
+            after = keys[-1]
+            for key in keys:
+                if sent >= self.config.handoff_max_keys or not relevant(key):
+                    continue
+                obj = self.store.get_feature_object(key)
+                if obj is None:
+                    continue
+                batch_objects.append((key, obj))
+                sent += 1
+                if len(batch_objects) >= 8:
+                    await flush()
+        after = b""
+        while sent < self.config.handoff_max_keys:
+            guids = self.store.iter_record_guids(after, 256)
+            if not guids:
+                break
+            after = guids[-1]
+            for guid in guids:
+                if sent >= self.config.handoff_max_keys or not relevant(guid):
+                    continue
+                rec = self.store.get_object(guid)
+                if rec is None:
+                    continue
+                batch_records.append(rec)
+                sent += 1
+                if len(batch_records) >= 4:
+                    await flush()
+        await flush()
+        self.protocol.counters["handoff.items"] += sent
+
+    async def republish(self) -> int:
+        """Store everything held here at the current replica nodes of its key; return
+        how many objects and records were sent."""
+        sent = 0
+
+        async def one(key: bytes, obj: FeatureObject | None, rec: ObjectRecord | None) -> None:
+            closest = await self._node_lookup(key)
+            await self._store_at(closest, [(key, obj)] if obj else [], [rec] if rec else [])
+
+        for batch in self.store.iter_for_republish(64):
+            jobs = [one(key, obj, None) for key, obj in batch.objects]
+            jobs += [one(rec.guid, None, rec) for rec in batch.records]
+            await gather_limited(jobs, 8)
+            sent += len(jobs)
+        return sent
+
+    async def _republish_loop(self) -> None:
+        interval = self.config.republish_interval_s
+        while True:
+            await asyncio.sleep(interval * random.uniform(0.9, 1.1))
+            try:
+                await self.republish()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("republication failed")
+
+    async def _expire_loop(self) -> None:
+        while True:
+            await asyncio.sleep(min(self.config.expire_interval_s, self.config.save_interval_s))
+            try:
+                self.store.expire(self.clock())
+                self.save_routing_state()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("expiry failed")
+
+
+async def gather_limited(jobs: Iterable[Awaitable[Any]], limit: int) -> list[Any]:
+    """Await ``jobs`` with at most ``limit`` running at once."""
+    sem = asyncio.Semaphore(limit)
+
+    async def one(job: Awaitable[Any]) -> Any:
+        async with sem:
+            return await job
+
+    return await asyncio.gather(*(one(j) for j in jobs))
