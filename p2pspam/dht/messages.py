@@ -144,8 +144,9 @@ def revocations_args(args: list[Any]) -> tuple[bytes, bytes]:
 
 
 @dataclass(frozen=True, slots=True)
-class WireMatch:
-    """One match in a ``find_approx`` reply."""
+class RoutedMatch:
+    """One GUID matching a query, with its object record when known (a match of a
+    ``find_approx`` reply, and what ``AdolrNode.route_approx`` returns)."""
 
     guid: bytes
     overlap: int
@@ -161,7 +162,7 @@ class ApproxReply:
 
     closer: list[tuple[bytes, str, int]]
     holds_key: bool
-    matches: list[WireMatch]
+    matches: list[RoutedMatch]
     dup: bool
 
 
@@ -192,7 +193,7 @@ def approx_reply(value: Any) -> ApproxReply:
         if rec is not None and rec.guid != guid:
             raise wire.bad("a match's record is for another GUID")
         matches.append(
-            WireMatch(
+            RoutedMatch(
                 guid,
                 overlap,
                 _int_list(raw[2], "matched"),

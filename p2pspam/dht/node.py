@@ -43,7 +43,7 @@ import random
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgpack
@@ -66,7 +66,7 @@ from p2pspam.auth.verify import VoteRejected, VoteVerifier
 from p2pspam.dht import messages, wire
 from p2pspam.dht.handlers import RpcHandlers
 from p2pspam.dht.lookup import Lookup
-from p2pspam.dht.messages import fit_record
+from p2pspam.dht.messages import RoutedMatch, fit_record
 from p2pspam.dht.protocol import HardenedProtocol, ProtocolLimits
 from p2pspam.dht.replication import Replication, gather_limited
 
@@ -95,18 +95,6 @@ class NodeConfig:
     handoff_max_keys: int = 512
     handoff_queue: int = 64
     limits: ProtocolLimits = field(default_factory=ProtocolLimits)
-
-
-@dataclass(frozen=True, slots=True)
-class RoutedMatch:
-    """One GUID found by :meth:`AdolrNode.route_approx`, with its object record."""
-
-    guid: bytes
-    overlap: int
-    matched: tuple[int, ...]
-    discounted: tuple[int, ...]
-    features: tuple[int, ...]
-    record: ObjectRecord | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,15 +341,19 @@ class AdolrNode(RpcHandlers, Replication):
         lookup = await self._find_nodes(key)
         return lookup.closest(self.config.replicas)
 
-    async def _find_nodes(self, key: bytes) -> Lookup[Address]:
-        k = self.window
-        lookup: Lookup[Address] = Lookup(
+    def _lookup(self, key: bytes, k: int, ttl: int | None = None) -> Lookup[Address]:
+        """A lookup toward ``key`` seeded from the routing table (never asking itself)."""
+        return Lookup(
             _int_id(key),
             self._seeds(key),
             k=k,
             alpha=self.config.alpha,
+            ttl=ttl,
             exclude=[_int_id(self.node_id)],
         )
+
+    async def _find_nodes(self, key: bytes) -> Lookup[Address]:
+        lookup = self._lookup(key, self.window)
 
         def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], None]:
             return wire.contacts(result), None
@@ -478,13 +470,7 @@ class AdolrNode(RpcHandlers, Replication):
     async def _fetch_object(self, guid: bytes) -> tuple[ObjectRecord | None, int]:
         """The record of ``guid`` and the lookup rounds it took."""
         local = self.store.get_object(guid)
-        lookup: Lookup[Address] = Lookup(
-            _int_id(guid),
-            self._seeds(guid),
-            k=self.config.replicas,
-            alpha=self.config.alpha,
-            exclude=[_int_id(self.node_id)],
-        )
+        lookup = self._lookup(guid, self.config.replicas)
 
         def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
             closer, rec = messages.object_reply(result)
@@ -563,14 +549,7 @@ class AdolrNode(RpcHandlers, Replication):
 
         async def one(feature: int) -> Lookup[Address]:
             key = feature_key(namespace, feature)
-            lookup: Lookup[Address] = Lookup(
-                _int_id(key),
-                self._seeds(key),
-                k=self.config.replicas,
-                alpha=self.config.alpha,
-                ttl=ttl,
-                exclude=[_int_id(self.node_id)],
-            )
+            lookup = self._lookup(key, self.config.replicas, ttl)
 
             def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
                 reply = messages.approx_reply(result)
@@ -619,12 +598,12 @@ class AdolrNode(RpcHandlers, Replication):
         records = [rec for rec, _ in fetched]
         out = []
         for (_, m), rec in zip(cached, records, strict=True):
-            out.append(RoutedMatch(m.guid, m.overlap, m.matched, m.discounted, m.features, rec))
+            out.append(replace(m, record=rec))
         return RouteResult(out, 0, cached=True, round_trips=max(r for _, r in fetched))
 
-    def _routed(self, m: messages.WireMatch) -> RoutedMatch:
-        rec = self.verified_record(m.record) if m.record is not None else None
-        return RoutedMatch(m.guid, m.overlap, m.matched, m.discounted, m.features, rec)
+    def _routed(self, m: RoutedMatch) -> RoutedMatch:
+        """``m`` with only the votes of its record that verify."""
+        return m if m.record is None else replace(m, record=self.verified_record(m.record))
 
     def _local_matches(
         self,
@@ -664,13 +643,7 @@ class AdolrNode(RpcHandlers, Replication):
 
         async def fetch(feature: int) -> tuple[Lookup[Address], FeatureObject | None]:
             key = feature_key(namespace, feature)
-            lookup: Lookup[Address] = Lookup(
-                _int_id(key),
-                self._seeds(key),
-                k=self.config.replicas,
-                alpha=self.config.alpha,
-                exclude=[_int_id(self.node_id)],
-            )
+            lookup = self._lookup(key, self.config.replicas)
 
             def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
                 return messages.feature_reply(key, result)
