@@ -147,3 +147,30 @@ def test_ten_changed_bytes_keep_eight_of_ten_features_for_1kb_texts_95_percent_o
 def test_ten_changed_bytes_keep_nine_of_ten_features_for_5kb_texts_98_percent_of_the_time():
     kept = _survival(5 * 1024, 2000, seed=2)
     assert sum(k >= 9 for k in kept) / len(kept) >= 0.98
+
+
+@given(st.text(alphabet="abcdefghij \u00e9\u4e00", max_size=3000), st.integers(5, 60))
+def test_single_message_pure_python_path_equals_the_numpy_path(text, length):
+    from p2pspam.fingerprint.ata_scheme import single_features
+    from p2pspam.fingerprint.reference import reference_features
+
+    assert reference_features(text, length, 10) == ata_features(text, length, 10)
+    assert single_features(text, length, 10) == ata_features(text, length, 10)
+
+
+def test_fingerprinting_one_message_does_not_import_numpy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from p2pspam.fingerprint.normalize import canonical_body\n"
+        "from p2pspam.fingerprint.schemes import get_scheme\n"
+        "body = ' '.join(f'word{i}' for i in range(300)).encode()\n"
+        "v = get_scheme('ata').vectors([canonical_body(b'Subject: x\\n\\n' + body)])\n"
+        "assert len(v[0].features) == 10\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

@@ -87,10 +87,10 @@ def test_short_and_empty_messages_carry_a_note(tmp_path, capsys):
     assert notes == ["shorter than L=50 characters (4)", "no text body"]
 
 
-def test_table_output_names_every_source(tmp_path, capsys):
-    path = tmp_path / "table.eml"
-    path.write_bytes(_message("t"))
-    assert main(["fingerprint", str(path)]) == 0
+def test_table_output_names_every_source(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "table.eml").write_bytes(_message("t"))
+    assert main(["fingerprint", "table.eml"]) == 0
     assert "table.eml" in capsys.readouterr().out
 
 

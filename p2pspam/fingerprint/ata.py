@@ -16,24 +16,21 @@ wraps modulo 2^64, so this is exact. Long texts are processed in cache-sized chu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from p2pspam.errors import ParameterError
-from p2pspam.fingerprint.normalize import CanonicalBody
-from p2pspam.fingerprint.vector import FeatureVector, guid_of
-
-BASE = 0x9E3779B97F4A7C15
-BASE_INV = pow(BASE, -1, 1 << 64)
-MASK64 = (1 << 64) - 1
-
-DEFAULT_LENGTH = 50
-DEFAULT_COUNT = 10
-MAX_LENGTH = 4096
-MAX_COUNT = 256
-SCHEME_NAME = "ata"
-SPEC_VERSION = 1
+from p2pspam.fingerprint.ata_params import (
+    BASE,
+    BASE_INV,
+    DEFAULT_COUNT,
+    DEFAULT_LENGTH,
+    MASK64,
+    MAX_COUNT,
+    MAX_LENGTH,
+    SCHEME_NAME,
+    SPEC_VERSION,
+    check_params,
+)
 
 _CHUNK = 1 << 16  # windows per vectorised step: keeps the working set in cache
 _OVERSAMPLE = 3  # candidates kept per wanted feature before the exact selection
@@ -71,14 +68,6 @@ def _power_table(base: int, size: int) -> np.ndarray:
 
 
 _POWERS = _Powers()
-
-
-def check_params(length: int, count: int) -> None:
-    """Raise ParameterError unless 1 <= length <= 4096 and 1 <= count <= 256."""
-    if not isinstance(length, int) or not 1 <= length <= MAX_LENGTH:
-        raise ParameterError(f"ATA window length L must be 1..{MAX_LENGTH}, got {length!r}")
-    if not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-        raise ParameterError(f"ATA feature count N must be 1..{MAX_COUNT}, got {count!r}")
 
 
 def code_points(text: str) -> np.ndarray:
@@ -233,55 +222,27 @@ def _batch_group(
     return result
 
 
-@dataclass(frozen=True, slots=True)
-class AtaScheme:
-    """The ATA scheme with window length L and feature count N."""
+# Re-exported so that ``from p2pspam.fingerprint.ata import AtaScheme`` keeps working.
+from p2pspam.fingerprint.ata_scheme import AtaScheme  # noqa: E402
 
-    length: int = DEFAULT_LENGTH
-    count: int = DEFAULT_COUNT
-    default_thres: int = 3
-
-    def __post_init__(self) -> None:
-        check_params(self.length, self.count)
-
-    @property
-    def name(self) -> str:
-        """The scheme name carried with every vector."""
-        return SCHEME_NAME
-
-    @property
-    def namespace(self) -> str:
-        """The feature space: vectors match only within one namespace (N does not change
-        feature values, so it is not part of it)."""
-        return f"{SCHEME_NAME}/{SPEC_VERSION}/L={self.length}"
-
-    @property
-    def params(self) -> dict[str, int]:
-        """The parameters that travel with every vector."""
-        return {"L": self.length, "N": self.count}
-
-    def _vector(self, body: CanonicalBody, features: list[int]) -> FeatureVector:
-        note = body.note
-        if note is None and len(body.text) < self.length:
-            note = f"shorter than L={self.length} characters ({len(body.text)})"
-        return FeatureVector(
-            scheme=self.name,
-            namespace=self.namespace,
-            params=self.params,
-            features=tuple(features),
-            guid=guid_of(body.text),
-            chars=len(body.text),
-            note=note,
-        )
-
-    def vector(self, body: CanonicalBody, exclude: Exclude | None = None) -> FeatureVector:
-        """Return the feature vector of a canonical body (``exclude``: windows never
-        selected, see ``Exclude``)."""
-        return self._vector(body, ata_features(body.text, self.length, self.count, exclude))
-
-    def vectors(
-        self, bodies: Sequence[CanonicalBody], exclude: Exclude | None = None
-    ) -> list[FeatureVector]:
-        """Return the feature vectors of many canonical bodies (one batched pass)."""
-        batch = ata_features_batch([b.text for b in bodies], self.length, self.count, exclude)
-        return [self._vector(b, f) for b, f in zip(bodies, batch, strict=True)]
+__all__ = [
+    "BASE",
+    "BASE_INV",
+    "DEFAULT_COUNT",
+    "DEFAULT_LENGTH",
+    "MASK64",
+    "MAX_COUNT",
+    "MAX_LENGTH",
+    "SCHEME_NAME",
+    "SPEC_VERSION",
+    "AtaScheme",
+    "Exclude",
+    "ata_features",
+    "ata_features_batch",
+    "bit_reverse64",
+    "check_params",
+    "code_points",
+    "exact_features",
+    "top_distinct",
+    "window_checksums",
+]

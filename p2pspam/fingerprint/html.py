@@ -1,7 +1,5 @@
 """HTML to plain text for fingerprinting (selectolax / lexbor)."""
 
-from selectolax.lexbor import LexborHTMLParser
-
 # Elements whose content is not body text a reader sees.
 _DROPPED = "head, script, style, noscript, template, object, embed, iframe, svg"
 # Elements that start a new block: a space is inserted before each so that words of
@@ -17,6 +15,8 @@ _BLOCKS = (
 def html_to_text(html: str) -> str:
     """Return the visible text of an HTML document: tags, comments, scripts and styles
     dropped, link text kept, a space between blocks."""
+    from selectolax.lexbor import LexborHTMLParser  # loaded only when mail has HTML
+
     tree = LexborHTMLParser(html)
     for node in tree.css(_DROPPED):
         node.decompose()

@@ -1,15 +1,16 @@
 """A straightforward pure-Python ATA: one rolling-hash step per character.
 
 It is the executable reading of ``docs/fingerprint-spec.md`` section 3, independent of
-the numpy implementation in ``ata.py``; the tests check one against the other and the
-benchmark uses it as the baseline.
+the numpy implementation in ``ata.py`` (it imports no numpy); the tests check one against
+the other, the benchmark uses it as the baseline, and one-message processes use it to
+avoid importing numpy.
 """
 
 from __future__ import annotations
 
 import heapq
 
-from p2pspam.fingerprint.ata import BASE, DEFAULT_COUNT, DEFAULT_LENGTH, check_params
+from p2pspam.fingerprint.ata_params import BASE, DEFAULT_COUNT, DEFAULT_LENGTH, check_params
 
 _MASK = (1 << 64) - 1
 

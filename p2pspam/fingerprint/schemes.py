@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from p2pspam.errors import ParameterError
-from p2pspam.fingerprint.ata import AtaScheme
-from p2pspam.fingerprint.imatch import make_imatch
-from p2pspam.fingerprint.lsh import make_lsh
+from p2pspam.fingerprint.ata_scheme import AtaScheme
 from p2pspam.fingerprint.normalize import CanonicalBody
 from p2pspam.fingerprint.vector import FeatureVector
-from p2pspam.fingerprint.winnow import make_winnow
 
 
 class Scheme(Protocol):
@@ -36,11 +34,22 @@ def _ata(length: int | None = None, count: int | None = None, **extra: Any) -> S
     return AtaScheme(**kwargs)
 
 
+def _lazy(target: str) -> Callable[..., Scheme]:
+    """Return a factory that imports ``module:function`` on first call (the related-work
+    schemes load lexicons and numpy; a process using only ATA should not pay for them)."""
+    module_name, _, function = target.partition(":")
+
+    def factory(**params: Any) -> Scheme:
+        return getattr(importlib.import_module(module_name), function)(**params)
+
+    return factory
+
+
 _FACTORIES: dict[str, Callable[..., Scheme]] = {
     "ata": _ata,
-    "imatch": make_imatch,
-    "winnow": make_winnow,
-    "lsh": make_lsh,
+    "imatch": _lazy("p2pspam.fingerprint.imatch:make_imatch"),
+    "winnow": _lazy("p2pspam.fingerprint.winnow:make_winnow"),
+    "lsh": _lazy("p2pspam.fingerprint.lsh:make_lsh"),
 }
 
 
