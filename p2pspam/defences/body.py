@@ -97,6 +97,9 @@ def _collect(part: email.message.Message, out: list[str], depth: int) -> None:
         _collect(child, out, depth + 1)
 
 
+LIST_HEADERS = ("List-Id", "List-Unsubscribe", "List-Post")
+
+
 def decoded_parts(raw: bytes) -> list[str]:
     """Return the decoded text parts of a message, with their line structure."""
     message = email.message_from_bytes(raw, policy=policy.compat32)
@@ -107,10 +110,16 @@ def decoded_parts(raw: bytes) -> list[str]:
 
 def defended_body(raw: bytes, options: StripOptions) -> CanonicalBody:
     """Return the canonical body of raw RFC 5322 bytes after the enabled stripping rules
-    (each text part stripped on its own); never raises on malformed mail."""
+    (each text part stripped on its own; the last one knows whether the message carries
+    list headers); never raises on malformed mail."""
     if not options.any:
         return canonical_body(raw)
-    parts = [strip_boilerplate(p, options) for p in decoded_parts(raw)]
+    message = email.message_from_bytes(raw, policy=policy.compat32)
+    listed = any(message.get(h) is not None for h in LIST_HEADERS)
+    found: list[str] = []
+    _collect(message, found, 0)
+    last = len(found) - 1
+    parts = [strip_boilerplate(p, options, listed and i == last) for i, p in enumerate(found)]
     text = canonical_text("\n".join(parts)) if parts else ""
     return CanonicalBody(text) if text else CanonicalBody("", NOTE_NO_TEXT_BODY)
 

@@ -133,6 +133,20 @@ def strip_footers(lines: list[str]) -> list[str]:
     return lines
 
 
+def strip_trailer(lines: list[str]) -> list[str]:
+    """Drop the last paragraph (the footer a list server or bulk sender appends) when it
+    has at most ``MAX_FOOTER_LINES`` lines and at least ``MIN_OWN_CHARS`` characters of
+    text remain above it."""
+    lines = _trim(lines)
+    start = len(lines)
+    while start and lines[start - 1].strip():
+        start -= 1
+    kept = _trim(lines[:start])
+    if not 0 < len(lines) - start <= MAX_FOOTER_LINES:
+        return lines
+    return kept if sum(len(x.strip()) for x in kept) >= MIN_OWN_CHARS else lines
+
+
 def strip_signature(lines: list[str]) -> list[str]:
     """Drop the block after the last ``-- `` line when it is signature-sized."""
     for i in range(len(lines) - 1, max(-1, len(lines) - 2 - MAX_SIGNATURE_LINES), -1):
@@ -161,13 +175,21 @@ def strip_quotes(lines: list[str]) -> list[str]:
     return _trim(out) if own >= MIN_OWN_CHARS else lines
 
 
-def strip_boilerplate(text: str, options: StripOptions) -> str:
-    """Return ``text`` without the parts the enabled rules recognise as boilerplate."""
+def strip_boilerplate(text: str, options: StripOptions, listed: bool = False) -> str:
+    """Return ``text`` without the parts the enabled rules recognise as boilerplate.
+
+    ``listed``: the text ends a message that carries list headers (``List-Id``,
+    ``List-Unsubscribe``, ``List-Post``), so a list server or bulk sender appended a
+    footer: when no footer rule recognises it, its last paragraph is taken as the footer
+    (``strip_trailer``)."""
     if not options.any:
         return text
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if options.footers:
+        before = len(_trim(lines))
         lines = strip_footers(lines)
+        if listed and len(lines) == before:
+            lines = strip_trailer(lines)
     if options.signatures:
         lines = strip_signature(lines)
     if options.quotes:

@@ -91,3 +91,30 @@ def test_walk_without_rules_equals_canonical_body() -> None:
     for raw in (_mail(f"{OWN}\n\n{MAILMAN}"), _mail(html, "text/html")):
         assert canonical_text("\n".join(decoded_parts(raw))) == canonical_body(raw).text
         assert defended_body(raw, NO_STRIP) == canonical_body(raw)
+
+
+CUSTOM = (
+    "Posted through the Riverside circle. Meetings every first Tuesday at the library\n"
+    "hall, bring your own mug and a plant to swap with the other members."
+)
+
+
+def _list_mail(body: str) -> bytes:
+    head = "From: a@example.org\nList-Id: <garden.lists.example.org>\nContent-Type: text/plain\n\n"
+    return (head + body).encode()
+
+
+def test_list_mail_loses_an_unrecognised_trailing_footer() -> None:
+    body = defended_body(_list_mail(f"{OWN}\n\n{CUSTOM}\n"), ALL)
+    assert body.text == canonical_text(OWN)
+
+
+def test_the_same_trailing_paragraph_is_kept_without_list_headers() -> None:
+    body = defended_body(_mail(f"{OWN}\n\n{CUSTOM}\n"), ALL)
+    assert body.text == canonical_text(f"{OWN}\n{CUSTOM}")
+
+
+def test_list_mail_with_a_recognised_footer_keeps_its_last_paragraph() -> None:
+    second = "See you all on Saturday, weather permitting, with the new seed catalogue."
+    body = defended_body(_list_mail(f"{OWN}\n\n{second}\n\n{MAILMAN}\n"), ALL)
+    assert body.text == canonical_text(f"{OWN}\n\n{second}")
