@@ -6,12 +6,14 @@ then receive later, edited copies plus legitimate mail, each delivered through
 ``p2pspam agent filter`` exactly as a mail server would run it; a table shows what each
 user's filter decided, the detection rate and the false positives.
 
-``full_demo(console)`` is what ``p2pspam demo`` calls (``p2pspam`` never imports
-``agent``; the demo command imports this module lazily).
+``p2pspam demo`` is registered by this module (entry point ``demo`` in pyproject.toml,
+since ``p2pspam`` never imports ``agent``): it first shows the fingerprints of the
+built-in mail (``p2pspam.demo.fingerprint_demo``), then runs ``full_demo``.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -160,10 +162,40 @@ def full_demo(console: Any = None, peers: int = PEERS) -> dict[str, Any]:
     return figures
 
 
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the top-level ``demo`` subcommand."""
+    parser = sub.add_parser(
+        "demo",
+        help="the whole story on built-in mail: fingerprints, then a loopback network",
+        description="Fingerprint built-in mail and show which copies match; then start an "
+        "authority, three users and a network of peers on loopback, mark one spam and "
+        "filter edited copies and ham for the other users.",
+    )
+    parser.add_argument("--peers", type=int, default=PEERS, help="peers to start (2..64)")
+    parser.add_argument("--fingerprints-only", action="store_true", help="skip the network part")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the demo; exit 0 when every edited copy was caught and no ham flagged."""
+    from rich.console import Console
+
+    from p2pspam.demo import fingerprint_demo
+    from p2pspam.errors import ParameterError
+
+    if not 2 <= args.peers <= 64:
+        raise ParameterError(f"--peers must be 2..64, got {args.peers}")
+    console = Console()
+    fingerprint_demo(console)
+    if args.fingerprints_only:
+        return 0
+    figures = full_demo(console, peers=args.peers)
+    return 0 if figures["detected"] == figures["spam"] and not figures["false_positives"] else 1
+
+
 def main() -> int:
     """Run the demo (``python -m agent.demo``)."""
-    figures = full_demo()
-    return 0 if figures["detected"] == figures["spam"] and not figures["false_positives"] else 1
+    return run(argparse.Namespace(peers=PEERS, fingerprints_only=False))
 
 
 if __name__ == "__main__":
