@@ -44,6 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="authority file from 'p2pspam authority export' (default DATA_DIR/authority.json)",
     )
+    parser.add_argument(
+        "--peer-key",
+        metavar="FILE",
+        help="peer credential from 'p2pspam authority issue-peer': join a closed federation",
+    )
     parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     parser.add_argument("--json", action="store_true", help="status: print raw JSON")
     parser.set_defaults(func=run)
@@ -63,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         authority_key=args.authority_key,
         log_level=args.log_level,
+        peer_key=args.peer_key,
     )
     if args.action == "status":
         from p2pspam.peer.daemon import print_status

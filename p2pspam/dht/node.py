@@ -64,6 +64,7 @@ from p2pspam.adolr.records import (
 )
 from p2pspam.auth.verify import VoteRejected, VoteVerifier
 from p2pspam.dht import messages, wire
+from p2pspam.dht.federation import Federation, confirm_args, hello_args
 from p2pspam.dht.handlers import RpcHandlers
 from p2pspam.dht.lookup import Lookup
 from p2pspam.dht.messages import RoutedMatch, fit_record
@@ -170,11 +171,17 @@ class AdolrNode(RpcHandlers, Replication):
         config: NodeConfig | None = None,
         node_id: bytes | None = None,
         clock: Callable[[], int] = now_ms,
+        federation: Federation | None = None,
     ) -> None:
         self.store = store
         self.verifier = verifier
         self.config = config or NodeConfig()
         self.clock = clock
+        self.federation = federation
+        if federation is not None:
+            node_id = federation.node_id  # the authority assigns it
+            if store.get_meta("node_id") != node_id:
+                store.set_meta("node_id", node_id)
         if node_id is None:
             node_id = store.get_meta("node_id")
         if node_id is None:
@@ -212,6 +219,10 @@ class AdolrNode(RpcHandlers, Replication):
         proto = self.protocol
         proto.app = self
         reg = proto.register
+        if self.federation is not None:
+            proto.federation = self.federation
+            reg("hello", hello_args, self.federation.rpc_hello)
+            reg("confirm", confirm_args, self.federation.rpc_confirm)
         reg("store_batch", messages.store_batch_args, self._rpc_store_batch)
         reg("store_pointer", messages.store_pointer_args, self._rpc_store_pointer)
         reg("find_approx", messages.find_approx_args, self._rpc_find_approx)

@@ -12,6 +12,8 @@ name with unchecked arguments. :class:`HardenedProtocol` replaces that path:
   that checks every argument before the handler sees it;
 - responses are accepted only for an outstanding request, from the address it was
   sent to;
+- in a closed federation (``p2pspam.dht.federation``), requests are sent to and served
+  from certified peers only;
 - every drop is counted by reason in :attr:`HardenedProtocol.counters`, never raised;
 - a request's sender joins the routing table only after answering a ping (no table
   poisoning by spoofed sources);
@@ -141,6 +143,8 @@ class HardenedProtocol(KademliaProtocol):
         self._wait_timeout = self.limits.rpc_timeout_s
         self.counters: Counter[str] = Counter()
         self.app: App | None = None
+        # the closed-federation gate (p2pspam.dht.federation.Federation), if configured
+        self.federation: Any = None
         self._buckets = wire.TokenBuckets(self.limits.rate_per_source, self.limits.burst_per_source)
         self._inflight_by_source: Counter[Address] = Counter()
         self._inflight = 0
@@ -214,6 +218,12 @@ class HardenedProtocol(KademliaProtocol):
         except wire.WireError as exc:
             self.drop(exc.reason)
             return
+        gate = self.federation
+        if gate is not None and name not in ("hello", "confirm"):
+            claimed = args[0] if args and isinstance(args[0], bytes) else None
+            if not gate.admitted(addr, claimed):
+                self.drop("unverified_peer")
+                return
         if self._inflight >= self.limits.max_inflight:
             self.drop("busy")
             return
@@ -283,6 +293,19 @@ class HardenedProtocol(KademliaProtocol):
         self.transport.sendto(data, address)
 
     async def call(self, address: Address, name: str, *args: Any) -> tuple[bool, Any]:
+        """Call RPC ``name`` on ``address`` (after the closed-federation handshake when
+        one is configured); ``(True, result)``, or ``(False, None)`` on timeout or
+        refusal."""
+        gate = self.federation
+        if (
+            gate is not None
+            and name not in ("hello", "confirm")
+            and not await gate.ensure(self, address)
+        ):
+            return (False, None)
+        return await self.raw_call(address, name, *args)
+
+    async def raw_call(self, address: Address, name: str, *args: Any) -> tuple[bool, Any]:
         """Call RPC ``name`` on ``address``; return ``(True, result)`` or ``(False, None)``
         on timeout. At most ``max_outgoing_per_peer`` calls to one address and
         ``max_outgoing`` calls in all run at once; the others wait their turn."""

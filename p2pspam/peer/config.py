@@ -8,6 +8,7 @@
     api_allow = ["127.0.0.0/8", "::1/128", "10.1.0.0/16"]
     bootstrap = ["peer.example.org:8468"]
     authority_key = "/etc/p2pspam/authority.json"   # from `p2pspam authority export`
+    peer_key = "/etc/p2pspam/node.peer"  # optional: closed federation (authority issue-peer)
     votes_per_hour = 200
     log_level = "info"
 
@@ -47,6 +48,7 @@ _TOP_KEYS = {
     "api_allow",
     "bootstrap",
     "authority_key",
+    "peer_key",
     "votes_per_hour",
     "log_level",
     "dht",
@@ -103,6 +105,7 @@ class PeerConfig:
     api_allow: tuple[str, ...]
     bootstrap: tuple[tuple[str, int], ...]
     authority_key: Path | None
+    peer_key: Path | None
     votes_per_hour: int
     log_level: str
     node: NodeConfig
@@ -142,6 +145,7 @@ def resolve(
     bootstrap: list[str] | None = None,
     authority_key: str | None = None,
     log_level: str | None = None,
+    peer_key: str | None = None,
 ) -> PeerConfig:
     """Merge flags over the file over the defaults."""
     dht = file.get("dht", {})
@@ -174,6 +178,7 @@ def resolve(
             parse_hostport(b, DEFAULT_UDP_PORT, "--bootstrap", resolve=True) for b in boot_specs
         ),
         authority_key=Path(key) if key else None,
+        peer_key=Path(peer_key or file["peer_key"]) if (peer_key or file.get("peer_key")) else None,
         votes_per_hour=_positive_int(file.get("votes_per_hour", 200), "votes_per_hour"),
         log_level=level,
         node=node,

@@ -28,6 +28,11 @@ def _settings(conf: PeerConfig):  # -> PeerSettings (imported lazily)
             "'p2pspam authority export --out FILE')"
         )
     export = load_authority_export(key_file)
+    peer_key = None
+    if conf.peer_key is not None:
+        from p2pspam.auth.peers import load_peer_key
+
+        peer_key = load_peer_key(conf.peer_key)
     return PeerSettings(
         data_dir=conf.data_dir,
         authority_public_key=export.public_key,
@@ -38,6 +43,7 @@ def _settings(conf: PeerConfig):  # -> PeerSettings (imported lazily)
         bootstrap=conf.bootstrap,
         votes_per_hour=conf.votes_per_hour,
         node=conf.node,
+        peer_key=peer_key,
     )
 
 

@@ -19,12 +19,13 @@ import asyncio
 import contextlib
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import msgpack
 
+from p2pspam.auth.peers import PeerKey
 from p2pspam.dht.node import NodeConfig
 from p2pspam.peer.service import Peer, PeerSettings
 
@@ -40,6 +41,8 @@ class LocalNetwork:
     authority_public_key: bytes
     node_config: NodeConfig
     with_api: bool = True
+    # closed federation: index -> the peer's credential (None: an open network)
+    peer_keys: Callable[[int], PeerKey | None] | None = None
     _stopped: set[int] = field(default_factory=set)
 
     @property
@@ -53,9 +56,16 @@ class LocalNetwork:
         """The peers not stopped."""
         return [p for i, p in enumerate(self.peers) if i not in self._stopped]
 
-    async def add_peer(self, bootstrap: Sequence[tuple[str, int]] | None = None) -> Peer:
-        """Start one more peer and join it through ``bootstrap`` (default: peer 0)."""
+    async def add_peer(
+        self,
+        bootstrap: Sequence[tuple[str, int]] | None = None,
+        peer_key: PeerKey | None = None,
+    ) -> Peer:
+        """Start one more peer and join it through ``bootstrap`` (default: peer 0); with
+        ``peer_key`` (or ``peer_keys``), as a member of a closed federation."""
         index = len(self.peers)
+        if peer_key is None and self.peer_keys is not None:
+            peer_key = self.peer_keys(index)
         seeds = tuple(bootstrap) if bootstrap is not None else ()
         if bootstrap is None and self.peers:
             seeds = (self.bootstrap_address,)
@@ -67,6 +77,7 @@ class LocalNetwork:
                 api=(LOOPBACK, 0) if self.with_api else None,
                 bootstrap=seeds,
                 node=self.node_config,
+                peer_key=peer_key,
             )
         )
         await peer.start()
@@ -100,6 +111,7 @@ async def local_network(
     node_config: NodeConfig | None = None,
     with_api: bool = True,
     join_concurrency: int = 8,
+    peer_keys: Callable[[int], PeerKey | None] | None = None,
 ) -> AsyncIterator[LocalNetwork]:
     """Start ``n`` joined peers on loopback; stop them (and delete the temporary
     directory, if one was made) on exit."""
@@ -111,7 +123,7 @@ async def local_network(
         root = Path(tmp.name)
     config = node_config or NodeConfig()
     # No periodic republication during short-lived networks unless asked.
-    net = LocalNetwork([], root, authority_public_key, config, with_api)
+    net = LocalNetwork([], root, authority_public_key, config, with_api, peer_keys)
     try:
         await net.add_peer(bootstrap=())
         sem = asyncio.Semaphore(join_concurrency)

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from p2pspam.adolr.records import Vector, new_record
+from p2pspam.auth.peers import PeerKey
 from p2pspam.auth.ratelimit import VoteRateLimiter
 from p2pspam.auth.tally import tally_record
 from p2pspam.auth.verify import RateLimitedVerifier, VoteRejected, VoteVerifier
 from p2pspam.dht import wire
+from p2pspam.dht.federation import Federation
 from p2pspam.dht.node import AdolrNode, NodeConfig, RouteResult, now_ms
 from p2pspam.errors import ParameterError
 from p2pspam.fingerprint.vector import FeatureVector
@@ -47,6 +49,8 @@ class PeerSettings:
     bootstrap: tuple[tuple[str, int], ...] = ()
     votes_per_hour: int = 200
     node: NodeConfig = field(default_factory=NodeConfig)
+    # a peer credential: talk only to peers certified by the same authority
+    peer_key: PeerKey | None = None
 
 
 @cache
@@ -89,7 +93,15 @@ class Peer:
         self.fresh_votes = RateLimitedVerifier(
             self.verifier, VoteRateLimiter(per_hour=settings.votes_per_hour)
         )
-        self.node = AdolrNode(self.store, self.verifier, settings.node)
+        federation = None
+        if settings.peer_key is not None:
+            federation = Federation(
+                settings.peer_key,
+                settings.authority_public_key,
+                lambda: self.verifier.revocations,
+                now_ms,
+            )
+        self.node = AdolrNode(self.store, self.verifier, settings.node, federation=federation)
         self.api: ApiServer | None = None
         self.api_address: tuple[str, int] | None = None
         self.started = time.monotonic()
