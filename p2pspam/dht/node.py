@@ -431,6 +431,9 @@ class AdolrNode(RpcHandlers, Replication):
             for f in entry.features:
                 self.store.add_entry(feature_key(entry.namespace, f), entry)
             self.store.put_record(record)
+        # A cached vector -> GUIDs answer may now miss this GUID: forget them all (the
+        # cache only spares repeated checks; correctness comes from the network).
+        self._cache.clear()
         jobs = [
             self._publish_feature(feature_key(entry.namespace, f), obj, record, pointers=True)
             for f in entry.features

@@ -141,6 +141,11 @@ class ApiServer:
             await self._serve(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
+        except asyncio.CancelledError:
+            # Only ``stop`` cancels these tasks. Ending normally instead of re-raising
+            # avoids Python 3.11's streams callback, which calls ``task.exception()`` on
+            # a cancelled connection task and logs a spurious traceback.
+            return
         finally:
             self._connections.discard(task)
             writer.close()
