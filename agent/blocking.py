@@ -18,9 +18,9 @@ from agent.wire import (
     ProtocolError,
     encode_request,
     feed,
-    new_unpacker,
     parse_address,
 )
+from p2pspam.apiframing import new_unpacker
 
 
 class BlockingClient:

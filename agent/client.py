@@ -30,9 +30,9 @@ from agent.wire import (
     Reply,
     encode_request,
     feed,
-    new_unpacker,
     parse_address,
 )
+from p2pspam.apiframing import new_unpacker
 
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_REQUEST_TIMEOUT = 10.0

@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 
 import msgpack
 
+from p2pspam.apiframing import MAX_FRAME
 from p2pspam.errors import P2PSpamError
 
-MAX_FRAME = 1 << 20  # the agreed per-message limit (1 MiB)
 MAX_ID = (1 << 63) - 1
 
 # Error codes of the agent API (interface doc); a peer may add more.
@@ -52,20 +52,6 @@ def encode_request(request_id: int, op: str, args: dict[str, Any]) -> bytes:
     if len(frame) > MAX_FRAME:
         raise AgentError("too_large", f"request {op!r} is {len(frame)} bytes, over {MAX_FRAME}")
     return frame
-
-
-def new_unpacker() -> msgpack.Unpacker:
-    """Return a stream decoder with the agreed limits."""
-    return msgpack.Unpacker(
-        raw=False,
-        max_buffer_size=MAX_FRAME,
-        max_str_len=MAX_FRAME,
-        max_bin_len=MAX_FRAME,
-        max_array_len=1 << 16,
-        max_map_len=1 << 12,
-        max_ext_len=0,
-        strict_map_key=True,
-    )
 
 
 def feed(unpacker: msgpack.Unpacker, data: bytes) -> list[Reply]:

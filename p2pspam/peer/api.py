@@ -22,11 +22,11 @@ from typing import Any
 
 import msgpack
 
+from p2pspam.apiframing import MAX_FRAME, new_unpacker
 from p2pspam.errors import P2PSpamError
 
 log = logging.getLogger(__name__)
 
-MAX_FRAME = 1 << 20
 MAX_ID = (1 << 63) - 1
 MAX_CONCURRENT_PER_CONNECTION = 64
 DEFAULT_OP_TIMEOUT_S = 30.0
@@ -57,20 +57,6 @@ def parse_networks(specs: Iterable[str]) -> list[Network]:
         except ValueError as exc:
             raise P2PSpamError(f"bad client network {spec!r} in the allow-list: {exc}") from None
     return nets
-
-
-def new_unpacker() -> msgpack.Unpacker:
-    """The request stream decoder with the agreed limits."""
-    return msgpack.Unpacker(
-        raw=False,
-        max_buffer_size=MAX_FRAME,
-        max_str_len=MAX_FRAME,
-        max_bin_len=MAX_FRAME,
-        max_array_len=1 << 16,
-        max_map_len=1 << 12,
-        max_ext_len=0,
-        strict_map_key=True,
-    )
 
 
 def error_reply(request_id: int, code: str, message: str, reason: str | None = None) -> dict:

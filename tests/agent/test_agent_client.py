@@ -19,10 +19,10 @@ from agent.wire import (
     AgentError,
     ProtocolError,
     feed,
-    new_unpacker,
     parse_address,
     parse_reply,
 )
+from p2pspam.apiframing import new_unpacker
 
 Handler = Callable[[trio.SocketStream, dict[str, Any]], Awaitable[bool]]
 
