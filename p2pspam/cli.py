@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 
-import p2pspam.commands
+from p2pspam.cliplugins import command_modules
 from p2pspam.errors import P2PSpamError
 
 EXIT_OK = 0
@@ -27,14 +26,9 @@ EXIT_ERROR = 2
 Registrar = Callable[[argparse._SubParsersAction], None]
 
 
-def _builtin_modules() -> dict[str, str]:
-    names = (m.name for m in pkgutil.iter_modules(p2pspam.commands.__path__))
-    return {n.replace("_", "-"): f"p2pspam.commands.{n}" for n in names if not n.startswith("_")}
-
-
 def _registrars(only: str | None) -> list[Registrar]:
     found: list[Registrar] = []
-    for command, module in sorted(_builtin_modules().items()):
+    for command, module in sorted(command_modules("p2pspam.commands").items()):
         if only is None or command == only:
             found.append(importlib.import_module(module).register)
     if only is not None and found:
