@@ -131,13 +131,22 @@ def _collect(part: email.message.Message, out: list[str], depth: int) -> None:
         _collect(child, out, depth + 1)
 
 
-def body_parts(raw: bytes) -> list[str]:
+def parse_message(raw: bytes) -> email.message.Message:
+    """Parse raw RFC 5322 bytes the way the canonical text does (never raises)."""
+    return email.message_from_bytes(raw, policy=policy.compat32)
+
+
+def message_parts(message: email.message.Message) -> list[str]:
     """Return the decoded texts of the body parts that make up the canonical text, in
-    order, before canonicalisation (lines and case kept; HTML already rendered as text)."""
-    message = email.message_from_bytes(raw, policy=policy.compat32)
+    order, before canonicalisation (lines and case kept; HTML rendered as text)."""
     parts: list[str] = []
     _collect(message, parts, 0)
     return parts
+
+
+def body_parts(raw: bytes) -> list[str]:
+    """Return ``message_parts`` of raw RFC 5322 bytes."""
+    return message_parts(parse_message(raw))
 
 
 def canonical_body(raw: bytes) -> CanonicalBody:
