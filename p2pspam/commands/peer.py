@@ -49,6 +49,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="peer credential from 'p2pspam authority issue-peer': join a closed federation",
     )
+    parser.add_argument(
+        "--max-guids",
+        type=int,
+        metavar="N",
+        help="a feature held by more than N distinct messages is boilerplate (default 64)",
+    )
+    parser.add_argument(
+        "--ham-guids",
+        type=int,
+        metavar="N",
+        help="a feature held by N messages voted ham is boilerplate (default 1; 0: off)",
+    )
     parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     parser.add_argument("--json", action="store_true", help="status: print raw JSON")
     parser.set_defaults(func=run)
@@ -69,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         authority_key=args.authority_key,
         log_level=args.log_level,
         peer_key=args.peer_key,
+        max_guids=args.max_guids,
+        ham_guids=args.ham_guids,
     )
     if args.action == "status":
         from p2pspam.peer.daemon import print_status

@@ -18,7 +18,7 @@ import msgpack
 from kademlia.node import Node
 
 from p2pspam.adolr.keys import feature_key
-from p2pspam.adolr.query import Match, evaluate
+from p2pspam.adolr.query import Match
 from p2pspam.adolr.records import FeatureObject, ObjectRecord, Pointer, object_to_wire
 from p2pspam.dht import messages, wire
 from p2pspam.dht.messages import fit_record
@@ -83,13 +83,8 @@ class RpcHandlers:
             reply["closer"] = self.protocol.neighbors(query.key, exclude, self.config.replicas)
         if objects:
             try:
-                found = evaluate(
-                    query.features,
-                    query.thres,
-                    objects,
-                    namespace=query.namespace,
-                    now_ms=now,
-                    max_guids=getattr(self.store, "max_guids", 64),
+                found = self.evaluate_held(
+                    query.features, query.thres, objects, query.namespace, now
                 )
             except Exception:  # a parameter the validators let through must not escape
                 self.protocol.drop("bad_query")
@@ -211,6 +206,7 @@ class RpcHandlers:
             return False
         if adopted:
             self.protocol.counters["revocations.adopted"] += 1
+            self._ham.clear()  # a revoked user's ham votes stop counting at once
             self.store.set_meta("revocations", signed)
             if gossip:
                 for node in self.contacts():

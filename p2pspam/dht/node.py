@@ -19,6 +19,12 @@ records (co-located copies, or fetched in one hop from the GUID's nodes); a node
 only a path pointer for the key forwards the query to the pointed node once. A node
 that already resolved a query id answers again without records (duplicate dropped).
 
+Boilerplate discounts (``NodeConfig.max_guids``, ``NodeConfig.ham_guids``, the defaults of
+``p2pspam.defences``) apply where a query is evaluated (:meth:`AdolrNode.evaluate_held`):
+a feature whose object holds more than ``max_guids`` distinct GUIDs, or at least
+``ham_guids`` GUIDs whose tally (the verified votes of the co-located record held here)
+the ``Policy`` decides ham, does not count (:mod:`p2pspam.dht.discount`).
+
 - TTL = maximum number of lookup rounds per feature lookup. With a TTL, all features
   are queried and the first answer with matches ends the query.
 - Without a TTL, the lookup is exhaustive and deterministic: ``N - thres + 1`` features
@@ -51,7 +57,7 @@ from kademlia.network import Server
 from kademlia.node import Node
 
 from p2pspam.adolr.keys import feature_key
-from p2pspam.adolr.query import check_query, evaluate
+from p2pspam.adolr.query import Match, check_query, evaluate
 from p2pspam.adolr.records import (
     FeatureObject,
     ObjectRecord,
@@ -62,8 +68,12 @@ from p2pspam.adolr.records import (
     published_entry,
     tombstone_entry,
 )
+from p2pspam.auth.policy import Policy
+from p2pspam.auth.tally import tally_record
 from p2pspam.auth.verify import VoteRejected, VoteVerifier
+from p2pspam.defences import DEFAULT_HAM_GUIDS, DEFAULT_MAX_GUIDS
 from p2pspam.dht import messages, wire
+from p2pspam.dht.discount import HamGuids, ham_discounted_objects
 from p2pspam.dht.federation import Federation, confirm_args, hello_args
 from p2pspam.dht.handlers import RpcHandlers
 from p2pspam.dht.lookup import Lookup
@@ -96,6 +106,10 @@ class NodeConfig:
     handoff_max_keys: int = 512
     handoff_queue: int = 64
     limits: ProtocolLimits = field(default_factory=ProtocolLimits)
+    # boilerplate discounts at the evaluating node: more than ``max_guids`` distinct GUIDs
+    # in a feature object, or at least ``ham_guids`` ham-decided GUIDs (None: rule off)
+    max_guids: int = DEFAULT_MAX_GUIDS
+    ham_guids: int | None = DEFAULT_HAM_GUIDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +136,26 @@ def _int_id(node_id: bytes) -> int:
 
 def _bytes_id(long_id: int) -> bytes:
     return long_id.to_bytes(20, "big")
+
+
+def merge_matches(a: RoutedMatch, b: RoutedMatch) -> RoutedMatch:
+    """Merge two nodes' answers for one GUID: a feature either node discounted does not
+    count (the shared features are the same at every node: entries carry whole vectors);
+    the records are merged."""
+    discounted = set(a.discounted) | set(b.discounted)
+    matched = (set(a.matched) | set(b.matched)) - discounted
+    if a.record is None or b.record is None:
+        record = a.record or b.record
+    else:
+        record = merge_records(a.record, b.record)
+    return RoutedMatch(
+        a.guid,
+        len(matched),
+        tuple(sorted(matched)),
+        tuple(sorted(discounted)),
+        a.features,
+        record,
+    )
 
 
 class PeerServer(Server):
@@ -194,6 +228,10 @@ class AdolrNode(RpcHandlers, Replication):
         self.listen_address: Address | None = None
         self._resolved = _Expiring(self.config.dedupe_ttl_s, 8192)
         self._cache = _Expiring(self.config.cache_ttl_s, self.config.cache_size)
+        self.policy = Policy()
+        # (guid, the record's (user, timestamp) pairs) -> decided ham; cleared when a
+        # revocation list is adopted
+        self._ham = _Expiring(self.config.cache_ttl_s, self.config.cache_size)
         self._handoff: asyncio.Queue[Node] = asyncio.Queue(self.config.handoff_queue)
         self._background: list[asyncio.Task[Any]] = []
         self.started_at = time.monotonic()
@@ -539,18 +577,7 @@ class AdolrNode(RpcHandlers, Replication):
         def collect(matches: Iterable[RoutedMatch]) -> None:
             for m in matches:
                 old = found.get(m.guid)
-                if old is None:
-                    found[m.guid] = m
-                elif m.record is not None:
-                    rec = m.record if old.record is None else merge_records(old.record, m.record)
-                    found[m.guid] = RoutedMatch(
-                        m.guid,
-                        max(m.overlap, old.overlap),
-                        old.matched,
-                        old.discounted,
-                        old.features,
-                        rec,
-                    )
+                found[m.guid] = m if old is None else merge_matches(old, m)
 
         local = self.store.feature_objects_for(namespace, features)
         if local:
@@ -597,7 +624,11 @@ class AdolrNode(RpcHandlers, Replication):
                     found[guid] = RoutedMatch(
                         guid, old.overlap, old.matched, old.discounted, old.features, rec
                     )
-        matches = sorted(found.values(), key=lambda m: (-m.overlap, m.guid))
+        # a feature discounted by any evaluating node does not count (nodes know different
+        # feature objects and records), so a merged match may fall below THRES
+        matches = sorted(
+            (m for m in found.values() if m.overlap >= thres), key=lambda m: (-m.overlap, m.guid)
+        )
         if first_answer:
             rounds = min(first_answer)
         else:
@@ -627,14 +658,7 @@ class AdolrNode(RpcHandlers, Replication):
         objects: dict[int, FeatureObject],
         now: int,
     ) -> list[RoutedMatch]:
-        found = evaluate(
-            features,
-            thres,
-            objects,
-            namespace=namespace,
-            now_ms=now,
-            max_guids=getattr(self.store, "max_guids", 64),
-        )
+        found = self.evaluate_held(features, thres, objects, namespace, now)
         return [
             RoutedMatch(
                 m.guid,
@@ -667,7 +691,7 @@ class AdolrNode(RpcHandlers, Replication):
 
         fetched = await asyncio.gather(*(fetch(f) for f in features))
         objects = {f: obj for f, (_, obj) in zip(features, fetched, strict=True) if obj}
-        found = evaluate(features, thres, objects, namespace=namespace, now_ms=self.clock())
+        found = self.evaluate_held(features, thres, objects, namespace, self.clock())
         got = await asyncio.gather(*(self._fetch_object(m.guid) for m in found))
         records = [rec for rec, _ in got]
         rounds = max((lk.rounds for lk, _ in fetched), default=0)
@@ -682,6 +706,68 @@ class AdolrNode(RpcHandlers, Replication):
             rounds,
             round_trips=rounds + object_rounds,
         )
+
+    # -- discounts -------------------------------------------------------------------
+
+    def evaluate_held(
+        self,
+        features: Iterable[int],
+        thres: int,
+        objects: dict[int, FeatureObject],
+        namespace: str,
+        now: int,
+    ) -> list[Match]:
+        """In-network evaluation of a query on the feature objects ``objects`` known
+        here, with both boilerplate discounts (see the module docstring)."""
+        features = tuple(features)
+        ham = HamGuids(lambda guid: self.is_ham(guid, now))
+        discounted = ham_discounted_objects(
+            features, objects, namespace, ham, self.config.ham_guids, now
+        )
+        found = evaluate(
+            features,
+            thres,
+            discounted,
+            namespace=namespace,
+            now_ms=now,
+            max_guids=self.config.max_guids,
+        )
+        if len(discounted) == len(objects) and all(
+            discounted[f] is obj for f, obj in objects.items()
+        ):
+            return found
+        # A GUID decided ham keeps its own match (its tally stays visible: a changed
+        # mind, a rescued message); the ham-vote rule discounts its features for others.
+        seen = {m.guid for m in found}
+        found += [
+            m
+            for m in evaluate(
+                features,
+                thres,
+                objects,
+                namespace=namespace,
+                now_ms=now,
+                max_guids=self.config.max_guids,
+            )
+            if m.guid not in seen and m.guid in ham
+        ]
+        found.sort(key=lambda m: (-m.overlap, m.guid))
+        return found
+
+    def is_ham(self, guid: bytes, now: int) -> bool:
+        """True when the policy decides ``guid`` ham on the verified votes of its object
+        record held here (False without a record here)."""
+        record = self.store.get_object(guid)
+        if record is None or not record.votes:
+            return False
+        key = (guid, tuple(sorted((user, ts) for user, (ts, _) in record.votes.items())))
+        loop_time = time.monotonic()
+        known = self._ham.fresh(key, loop_time)
+        if known is None:
+            summary, _ = tally_record(record.votes, self.verifier, now)
+            known = self.policy.decide(summary) == "ham"
+            self._ham.put(key, known, loop_time)
+        return known
 
     # -- votes -----------------------------------------------------------------------
 

@@ -18,6 +18,10 @@
     replicas = 8
     republish_interval_s = 3600
 
+    [defences]               # boilerplate discounts (defaults: p2pspam.defences)
+    max_guids = 64           # a feature object with more distinct GUIDs does not count
+    ham_guids = 1            # ... nor one holding this many ham-decided GUIDs (0: off)
+
 Precedence: command-line flags, then the file, then the defaults.
 """
 
@@ -32,6 +36,7 @@ from typing import Any
 
 import platformdirs
 
+from p2pspam.defences import DEFAULT_HAM_GUIDS, DEFAULT_MAX_GUIDS
 from p2pspam.dht.node import NodeConfig
 from p2pspam.errors import InputError, ParameterError
 
@@ -41,6 +46,7 @@ DEFAULT_LISTEN = f"0.0.0.0:{DEFAULT_UDP_PORT}"
 DEFAULT_API = f"127.0.0.1:{DEFAULT_API_PORT}"
 DEFAULT_ALLOW = ("127.0.0.0/8", "::1/128")
 _DHT_KEYS = {"ksize", "alpha", "replicas", "republish_interval_s", "expire_interval_s"}
+_DEFENCE_KEYS = {"max_guids", "ham_guids"}
 _TOP_KEYS = {
     "data_dir",
     "listen",
@@ -52,6 +58,7 @@ _TOP_KEYS = {
     "votes_per_hour",
     "log_level",
     "dht",
+    "defences",
 }
 
 
@@ -126,6 +133,9 @@ def load_toml(path: Path) -> dict[str, Any]:
     dht = doc.get("dht", {})
     if not isinstance(dht, dict) or set(dht) - _DHT_KEYS:
         raise InputError(f"{path}: [dht] accepts only {sorted(_DHT_KEYS)}")
+    defences = doc.get("defences", {})
+    if not isinstance(defences, dict) or set(defences) - _DEFENCE_KEYS:
+        raise InputError(f"{path}: [defences] accepts only {sorted(_DEFENCE_KEYS)}")
     return doc
 
 
@@ -146,6 +156,8 @@ def resolve(
     authority_key: str | None = None,
     log_level: str | None = None,
     peer_key: str | None = None,
+    max_guids: int | None = None,
+    ham_guids: int | None = None,
 ) -> PeerConfig:
     """Merge flags over the file over the defaults."""
     dht = file.get("dht", {})
@@ -159,6 +171,13 @@ def resolve(
             if not isinstance(value, int | float) or value <= 0:
                 raise ParameterError(f"dht.{name} must be a positive number")
             node = replace(node, **{name: float(value)})
+    defences = file.get("defences", {})
+    limit = max_guids if max_guids is not None else defences.get("max_guids", DEFAULT_MAX_GUIDS)
+    node = replace(node, max_guids=_positive_int(limit, "max_guids"))
+    ham = ham_guids if ham_guids is not None else defences.get("ham_guids", DEFAULT_HAM_GUIDS)
+    if type(ham) is not int or ham < 0:
+        raise ParameterError(f"ham_guids must be an integer >= 0 (0: off), got {ham!r}")
+    node = replace(node, ham_guids=ham or None)
     boot_specs = bootstrap if bootstrap else file.get("bootstrap", [])
     if not isinstance(boot_specs, list) or not all(isinstance(b, str) for b in boot_specs):
         raise ParameterError("bootstrap must be a list of HOST:PORT strings")

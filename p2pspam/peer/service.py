@@ -81,7 +81,7 @@ class Peer:
     def __init__(self, settings: PeerSettings) -> None:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = Store(settings.data_dir / STORE_FILE)
+        self.store = Store(settings.data_dir / STORE_FILE, max_guids=settings.node.max_guids)
         self.verifier = VoteVerifier(settings.authority_public_key)
         saved = self.store.get_meta("revocations")
         for signed in (saved, settings.revocations):
@@ -166,7 +166,9 @@ class Peer:
         return self.check_result(fv, thres, result)
 
     def check_result(self, fv: Vector, thres: int, result: RouteResult) -> dict[str, Any]:
-        """The ``check`` reply map for ``result`` (tallies re-verified now)."""
+        """The ``check`` reply map for ``result`` (tallies re-verified now; each match
+        also carries the matched GUID's own ``features``, which the agent needs to vote
+        ham on boilerplate, ``p2pspam.defences.pipeline.ham_vote_vector``)."""
         now = now_ms()
         matches = []
         for m in result.matches:
@@ -181,6 +183,7 @@ class Peer:
                     "overlap": m.overlap,
                     "matched": list(m.matched),
                     "discounted": list(m.discounted),
+                    "features": list(m.features),
                     "tally": tally,
                     "selftest": False,
                 }
@@ -196,6 +199,7 @@ class Peer:
                         "overlap": len(shared),
                         "matched": shared,
                         "discounted": [],
+                        "features": list(selftest.features),
                         "tally": {"spam": 1, "ham": 0, "voters": 0, "last_vote_ms": None},
                         "selftest": True,
                     },

@@ -1,0 +1,182 @@
+"""The network-side boilerplate defences on real peers: the ham-vote discount at the node
+that evaluates a query, and the match features of the ``check`` reply that the agent
+builds its ham vote from (``p2pspam.defences.pipeline.ham_vote_vector``).
+
+The vectors are ATA vectors of ``canonical_body`` (without the agent's normalisation
+defences, which would strip this footer): the point is the network's own defence."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from wordfreq import top_n_list
+
+from p2pspam.adolr.query import Match
+from p2pspam.adolr.records import FeatureEntry, FeatureObject
+from p2pspam.auth.votes import sign_vote
+from p2pspam.defences.pipeline import ham_vote_vector
+from p2pspam.dht.discount import ham_discounted_objects
+from p2pspam.fingerprint import canonical_body
+from p2pspam.fingerprint.ata import AtaScheme
+from p2pspam.peer.localnet import api_call, local_config, local_network
+
+from .helpers import (
+    NAMESPACE,
+    Authority,
+    LoopRunner,
+    demo_vectors,
+    edited,
+    now_ms,
+    random_vector,
+    spam_vote,
+)
+
+PEERS = 12
+THRES = 3
+FOOTER = (
+    "_______________________________________________\n"
+    "Birdwatchers mailing list  birdwatchers@lists.example.org\n"
+    "To unsubscribe or change your subscription options visit\n"
+    "https://lists.example.org/mailman/listinfo/birdwatchers\n"
+    "Sponsored by the Northern Valley Ornithology Society, promoting field trips\n"
+    "and bird counts since 1987. Archives: https://lists.example.org/pipermail/birdwatchers/\n"
+)
+WORDS = top_n_list("en", 3000)[100:]
+
+
+def _words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def _list_mail(subject: str, body: str) -> bytes:
+    return f"From: someone@example.org\nSubject: {subject}\n\n{body}\n{FOOTER}".encode()
+
+
+@pytest.fixture(scope="module")
+def net():
+    runner = LoopRunner()
+    authority = Authority()
+    # 3 replicas among 12 peers: the footer's feature objects live on different nodes
+    cm = local_network(PEERS, authority.public_key, node_config=local_config(replicas=3))
+    network = runner.run(cm.__aenter__())
+    network.runner, network.authority = runner, authority
+    yield network
+    runner.run(cm.__aexit__(None, None, None))
+    runner.close()
+
+
+def check(net, peer: int, vector) -> list[dict]:
+    args = {"namespace": vector.namespace, "features": list(vector.features), "thres": THRES}
+    reply = net.runner.run(api_call(net.peers[peer].api_address, "check", args))
+    assert reply["ok"], reply
+    return [m for m in reply["result"]["matches"] if not m["selftest"]]
+
+
+def publish(net, peer: int, encoded_vote: bytes) -> None:
+    reply = net.runner.run(api_call(net.peers[peer].api_address, "publish", {"vote": encoded_vote}))
+    assert reply["ok"], reply
+
+
+def as_match(raw: dict) -> Match:
+    """The agent's view of a ``check`` match (what ``ham_vote_vector`` takes)."""
+    return Match(
+        raw["guid"],
+        raw["overlap"],
+        tuple(raw["matched"]),
+        tuple(raw["discounted"]),
+        NAMESPACE,
+        tuple(raw["features"]),
+    )
+
+
+def test_a_ham_vote_on_a_list_message_discounts_the_footer_but_the_spam_is_still_caught(net):
+    rng = random.Random(8)
+    spam_text = _words(rng, 90)
+    tokens = spam_text.split()
+    for i in (5, 30, 60):
+        tokens[i] = "zzzedited"
+    scheme = AtaScheme()
+    spam_body = canonical_body(_list_mail("Cheap watches", spam_text))
+    spam = scheme.vector(spam_body)
+    edited_spam = scheme.vector(canonical_body(_list_mail("Cheap watches!", " ".join(tokens))))
+    first_body = canonical_body(_list_mail("Owl sighting", _words(rng, 60)))
+    first = scheme.vector(first_body)
+    second = scheme.vector(canonical_body(_list_mail("Heron nest", _words(rng, 60))))
+    footer = set(scheme.vector(canonical_body(("Hi\n" + FOOTER).encode())).features)
+    shared = set(spam.features) & set(first.features)
+    assert len(shared) >= THRES and shared <= footer  # the list messages share only the footer
+    marker, lister = net.authority.user("marker"), net.authority.user("lister")
+
+    publish(net, 1, spam_vote(marker, spam))
+    # a legitimate list message matches the marked spam through the footer alone
+    [match] = check(net, 2, first)
+    assert match["guid"] == spam.guid and match["tally"]["spam"] == 1
+    assert set(match["matched"]) == shared and match["discounted"] == []
+    assert [m["guid"] for m in check(net, 5, second)] == [spam.guid]
+
+    # the user rescues it: a ham vote on the footer features it shares with the spam
+    vote_vector = ham_vote_vector(first, first_body.text, [as_match(match)], scheme.length)
+    assert set(vote_vector.features) >= shared
+    publish(net, 3, sign_vote(lister, vote_vector, "ham", now_ms()).encode())
+
+    # another post of the list no longer matches the spam (at most the rescued message,
+    # whose tally says ham)
+    later = check(net, 6, second)
+    assert spam.guid not in [m["guid"] for m in later]
+    assert all(m["guid"] == first.guid and m["tally"]["spam"] == 0 for m in later)
+    # an edited copy of the spam is still caught by its own content, footer discounted
+    # (and it may match the rescued message through the footer: that GUID is ham)
+    matches = {m["guid"]: m for m in check(net, 7, edited_spam)}
+    assert set(matches) <= {spam.guid, first.guid}
+    caught = matches[spam.guid]
+    assert caught["tally"]["spam"] == 1
+    assert set(caught["discounted"]) == set(spam.features) & set(edited_spam.features) & footer
+    assert caught["overlap"] >= THRES and not set(caught["matched"]) & footer
+    assert first.guid not in matches or matches[first.guid]["tally"]["spam"] == 0
+
+
+def test_the_check_reply_carries_each_matched_messages_own_features(net):
+    rng = random.Random(21)
+    base = random_vector(rng)
+    vector = replace(demo_vectors()[0], features=base.features, guid=rng.randbytes(20))
+    publish(net, 4, spam_vote(net.authority.user("ann"), vector))
+    [match] = check(net, 9, edited(base, rng, 4))
+    assert match["guid"] == vector.guid
+    assert match["features"] == sorted(vector.features)
+    assert match["overlap"] == 4
+
+
+# -- the rule at one node (pure) -------------------------------------------------------
+
+
+def _entry(guid: bytes, features: tuple[int, ...]) -> FeatureEntry:
+    return FeatureEntry(guid, NAMESPACE, features, 0, 0, 10**15)
+
+
+SPAM, HAM = b"s" * 20, b"h" * 20
+
+
+def test_a_feature_held_with_a_ham_guid_is_presented_as_boilerplate_keeping_its_entries():
+    spam, ham = _entry(SPAM, (1, 2, 3, 4, 5)), _entry(HAM, (1, 9))
+    objects = {1: FeatureObject({SPAM: spam, HAM: ham}), 2: FeatureObject({SPAM: spam})}
+    out = ham_discounted_objects((1, 2, 3), objects, NAMESPACE, {HAM}, 1, 0)
+    assert out[1].boilerplate and set(out[1].entries) == {SPAM, HAM}
+    assert not out[2].boilerplate
+
+
+def test_a_feature_held_elsewhere_is_discounted_when_a_ham_entry_here_contains_it():
+    spam, ham = _entry(SPAM, (1, 2, 3, 4, 5)), _entry(HAM, (1, 2, 9))
+    objects = {1: FeatureObject({SPAM: spam, HAM: ham})}
+    out = ham_discounted_objects((1, 2, 3), objects, NAMESPACE, {HAM}, 1, 0)
+    assert out[2].boilerplate and out[2].entries == {}
+    assert 3 not in out
+
+
+def test_without_the_ham_decision_or_with_the_rule_off_nothing_is_discounted():
+    spam, ham = _entry(SPAM, (1, 2, 3)), _entry(HAM, (1, 2))
+    objects = {1: FeatureObject({SPAM: spam, HAM: ham})}
+    assert ham_discounted_objects((1, 2, 3), objects, NAMESPACE, set(), 1, 0) == objects
+    assert ham_discounted_objects((1, 2, 3), objects, NAMESPACE, {HAM}, None, 0) == objects
+    assert not ham_discounted_objects((1, 2), objects, NAMESPACE, {HAM}, 2, 0)[1].boilerplate
