@@ -10,6 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from agent.defences import (
+    NO_EXCLUSIONS,
+    DefenceSettings,
+    Exclusions,
+    bodies,
+    load_exclusions,
+    takes_exclusion,
+)
 from agent.verdicts import (
     UNKNOWN,
     Verdict,
@@ -21,6 +29,8 @@ from agent.verdicts import (
     unfingerprintable,
 )
 from agent.wire import AgentError
+
+DEFAULT_DEFENCES = DefenceSettings()
 
 
 class SchemeRuntime(NamedTuple):
@@ -40,13 +50,32 @@ def build_schemes(config: Any) -> list[SchemeRuntime]:
     return runtimes
 
 
-def fingerprint(raws: Sequence[bytes], schemes: Sequence[SchemeRuntime]) -> list[list[Any]]:
-    """Return, per message, its feature vector under each scheme (batched per scheme)."""
-    from p2pspam.fingerprint.normalize import canonical_body
-
-    bodies = [canonical_body(raw) for raw in raws]
-    per_scheme = [rt.scheme.vectors(bodies) for rt in schemes]
+def vectors_of(
+    bodies: Sequence[Any], schemes: Sequence[SchemeRuntime], exclude: Any, length: int
+) -> list[list[Any]]:
+    """Return, per canonical body, its feature vector under each scheme (batched per
+    scheme); ``exclude`` leaves windows out under the ATA schemes of window ``length``."""
+    per_scheme = []
+    for rt in schemes:
+        if exclude is not None and takes_exclusion(rt.scheme) and rt.scheme.length == length:
+            per_scheme.append(rt.scheme.vectors(bodies, exclude))
+        else:
+            per_scheme.append(rt.scheme.vectors(bodies))
     return [list(vs) for vs in zip(*per_scheme, strict=True)] if per_scheme else []
+
+
+def fingerprint(
+    raws: Sequence[bytes],
+    schemes: Sequence[SchemeRuntime],
+    defences: DefenceSettings = DEFAULT_DEFENCES,
+    exclusions: Exclusions = NO_EXCLUSIONS,
+    *,
+    vote: bool = False,
+) -> list[list[Any]]:
+    """Return, per message, its feature vector under each scheme, from its defended body
+    and without the sketch's windows (the vote predicate with ``vote``)."""
+    exclude = exclusions.vote if vote else exclusions.check
+    return vectors_of(bodies(raws, defences), schemes, exclude, exclusions.length)
 
 
 def requests(
@@ -84,15 +113,26 @@ def verdict_of(
 class Checker:
     """Checks fingerprinted messages through an ``AgentClient``."""
 
-    def __init__(self, client: Any, schemes: Sequence[SchemeRuntime], policy: Any) -> None:
+    def __init__(
+        self,
+        client: Any,
+        schemes: Sequence[SchemeRuntime],
+        policy: Any,
+        defences: DefenceSettings = DEFAULT_DEFENCES,
+        exclusions: Exclusions = NO_EXCLUSIONS,
+    ) -> None:
         self.client = client
         self.schemes = list(schemes)
         self.policy = policy
+        self.defences = defences
+        self.exclusions = exclusions
 
     @classmethod
     def from_config(cls, client: Any, config: Any) -> Checker:
-        """A checker with the config's schemes and policy."""
-        return cls(client, build_schemes(config), make_policy(config.min_votes, config.ratio))
+        """A checker with the config's schemes, policy, defences and saved sketch."""
+        policy = make_policy(config.min_votes, config.ratio)
+        exclusions = load_exclusions(config, pure=False)
+        return cls(client, build_schemes(config), policy, config.defences, exclusions)
 
     async def check_vectors(self, source: str, vectors: Sequence[Any]) -> Verdict:
         """The verdict of one message from its vectors (AgentError when no peer answers)."""
@@ -127,16 +167,24 @@ class Checker:
         async with trio.open_nursery() as nursery:
             for start in range(0, len(raws), chunk):
                 part = raws[start : start + chunk]
-                vectors = await trio.to_thread.run_sync(fingerprint, part, self.schemes)
+                vectors = await trio.to_thread.run_sync(
+                    fingerprint, part, self.schemes, self.defences, self.exclusions
+                )
                 for offset, per_scheme in enumerate(vectors):
                     nursery.start_soon(one, start + offset, per_scheme)
         return [r for r in results if r is not None]
 
 
-def check_blocking(client: Any, config: Any, source: str, raw: bytes) -> Verdict:
-    """Check one message over a ``BlockingClient`` (raises AgentError on failure)."""
+def check_blocking(
+    client: Any, config: Any, source: str, raw: bytes, exclusions: Exclusions | None = None
+) -> Verdict:
+    """Check one message over a ``BlockingClient`` (raises AgentError on failure), with
+    the config's defences and ``exclusions`` (default: the saved sketch, read without
+    numpy when numpy is not loaded)."""
     schemes = build_schemes(config)
-    vectors = fingerprint([raw], schemes)[0]
+    if exclusions is None:
+        exclusions = load_exclusions(config)
+    vectors = fingerprint([raw], schemes, config.defences, exclusions)[0]
     pending = requests(schemes, vectors)
     results = [client.call("check", args) for _, args in pending]
     policy = make_policy(config.min_votes, config.ratio)

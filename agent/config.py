@@ -10,6 +10,16 @@ Every key is optional; a missing key takes the default below. Example (the defau
     concurrency = 64                  # requests in flight for bulk work
     state_dir = "<state dir>"         # IMAP watcher state (SQLite)
 
+    [agent.defences]                  # boilerplate defences (p2pspam.defences)
+    quotes = true                     # drop quoted replies before fingerprinting
+    signatures = true                 # drop the block after a "-- " line
+    footers = true                    # drop recognisable list / newsletter footers
+    sketch = true                     # never select windows seen in your kept mail
+    sketch_file = "<state dir>/window-sketch.bin"
+    sketch_threshold = 2              # ... seen in this many kept messages (checks)
+    vote_sketch_threshold = 1         # ... seen this often (your spam votes)
+    sketch_width_bits = 17            # file size: 3 * 2^bits bytes (384 KiB)
+
     [agent.policy]                    # the decision on a matched message's votes
     min_votes = 1                     # at least this many live spam + ham votes
     ratio = 0.5                       # spam if spam >= min_votes and
@@ -35,6 +45,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from agent.defences import DefenceSettings
 from p2pspam.errors import ParameterError
 
 APP_NAME = "p2pspam"
@@ -102,6 +113,7 @@ class AgentConfig(NamedTuple):
     min_votes: int = DEFAULT_MIN_VOTES
     ratio: float = DEFAULT_RATIO
     schemes: tuple[SchemeSetting, ...] = (SchemeSetting(),)
+    defences: DefenceSettings = DefenceSettings()
     source: str = "built-in defaults"
 
     # The platform directories are looked up lazily: ``agent filter`` never needs them,
@@ -131,7 +143,25 @@ class AgentConfig(NamedTuple):
                 {"name": s.name, "params": dict(s.params), "thres": s.thres, "ttl": s.ttl}
                 for s in self.schemes
             ],
+            "defences": _defences_dict(self),
         }
+
+
+def _defences_dict(config: AgentConfig) -> dict[str, Any]:
+    from agent.defences import sketch_path
+
+    d = config.defences
+    return {
+        "quotes": d.quotes,
+        "signatures": d.signatures,
+        "footers": d.footers,
+        "sketch": d.sketch,
+        "sketch_file": str(sketch_path(config)),
+        "sketch_threshold": d.sketch_threshold,
+        "vote_sketch_threshold": d.vote_sketch_threshold,
+        "sketch_width_bits": d.sketch_width_bits,
+        "sketch_max_bytes": d.sketch_bytes,
+    }
 
 
 def _bad(where: str, what: str) -> ParameterError:
@@ -187,13 +217,44 @@ def _scheme(raw: Any, where: str) -> SchemeSetting:
     return setting
 
 
+_DEFENCE_FLAGS = ("quotes", "signatures", "footers", "sketch")
+_DEFENCE_INTS = {
+    "sketch_threshold": (1, 255),
+    "vote_sketch_threshold": (1, 255),
+    "sketch_width_bits": (8, 24),
+}
+
+
+def _defences(raw: Any, base: Path, where: str) -> DefenceSettings:
+    if not isinstance(raw, dict):
+        raise _bad(where, "[agent.defences] must be a table")
+    unknown = set(raw) - {*_DEFENCE_FLAGS, *_DEFENCE_INTS, "sketch_file"}
+    if unknown:
+        raise _bad(where, f"unknown [agent.defences] keys {sorted(unknown)}")
+    values: dict[str, Any] = {}
+    for key in _DEFENCE_FLAGS:
+        if key in raw:
+            if not isinstance(raw[key], bool):
+                raise _bad(where, f"defences {key} must be true or false, got {raw[key]!r}")
+            values[key] = raw[key]
+    for key, (lo, hi) in _DEFENCE_INTS.items():
+        if key in raw:
+            value = _int(raw, key, 0, where, lo)
+            if value > hi:
+                raise _bad(where, f"defences {key} must be {lo}..{hi}, got {value}")
+            values[key] = value
+    if "sketch_file" in raw:
+        values["sketch_file"] = _path(raw["sketch_file"], base, where, "sketch_file")
+    return DefenceSettings(**values)
+
+
 def parse_config(data: dict[str, Any], where: str, base: Path) -> AgentConfig:
     """Build the settings from a parsed TOML document (relative paths from ``base``)."""
     table = data.get("agent", {})
     if not isinstance(table, dict):
         raise _bad(where, "[agent] must be a table")
     known = {"peers", "credential", "connect_timeout", "request_timeout", "concurrency"}
-    known |= {"state_dir", "policy", "schemes", "min_votes", "ratio"}
+    known |= {"state_dir", "policy", "schemes", "min_votes", "ratio", "defences"}
     unknown = set(table) - known
     if unknown:
         raise _bad(where, f"unknown [agent] keys {sorted(unknown)}")
@@ -235,6 +296,7 @@ def parse_config(data: dict[str, Any], where: str, base: Path) -> AgentConfig:
         min_votes=_int(policy, "min_votes", DEFAULT_MIN_VOTES, where, 1),
         ratio=ratio,
         schemes=schemes,
+        defences=_defences(table.get("defences", {}), base, where),
         source=where,
     )
 
@@ -278,6 +340,12 @@ def render_toml(config: AgentConfig) -> str:
         lines.append(f"{key} = {value(getattr(config, key))}")
     lines.append(f"state_dir = {value(config.state_dir)}")
     lines += ["", "[agent.policy]", f"min_votes = {config.min_votes}", f"ratio = {config.ratio}"]
+    lines += ["", "[agent.defences]"]
+    for key, v in _defences_dict(config).items():
+        if key == "sketch_max_bytes":
+            lines.append(f"# the sketch file holds at most {v} bytes")
+        else:
+            lines.append(f"{key} = {value(v)}")
     for s in config.schemes:
         lines += ["", "[[agent.schemes]]", f"name = {value(s.name)}", f"params = {value(s.params)}"]
         if s.thres is not None:

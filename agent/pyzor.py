@@ -151,13 +151,17 @@ def _check(session: _Session, raws: list[bytes]) -> bool:
 
 def _vote(session: _Session, raws: list[bytes], verdict: str) -> bool:
     from agent.checking import build_schemes, fingerprint
+    from agent.defences import load_exclusions
     from agent.runtime import load_user, now_ms
     from p2pspam.auth.votes import sign_vote
 
     all_ok = True
-    user = load_user(session.config)
-    schemes = build_schemes(session.config)
-    for vectors in fingerprint(raws, schemes):
+    config = session.config
+    user = load_user(config)
+    schemes = build_schemes(config)
+    exclusions = load_exclusions(config)
+    spam = verdict == "spam"
+    for vectors in fingerprint(raws, schemes, config.defences, exclusions, vote=spam):
         usable = [v for v in vectors if v.features]
         if not usable:
             continue
@@ -186,7 +190,8 @@ def _ping(session: _Session) -> bool:
 def _digest(session: _Session, raws: list[bytes]) -> bool:
     from agent.checking import build_schemes, fingerprint
 
-    for vectors in fingerprint(raws, build_schemes(session.config)[:1]):
+    config = session.config
+    for vectors in fingerprint(raws, build_schemes(config)[:1], config.defences):
         if vectors and vectors[0].features:
             print(vectors[0].guid.hex())
     return True

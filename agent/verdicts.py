@@ -17,6 +17,7 @@ from agent.wire import AgentError
 
 SPAM, HAM, CLEAN, UNKNOWN = "spam", "ham", "clean", "unknown"
 _RANK = {SPAM: 3, HAM: 2, CLEAN: 1, UNKNOWN: 0}
+MAX_MATCH_FEATURES = 256  # the most features a vector has (ata_params.MAX_COUNT)
 
 
 # Named tuples rather than dataclasses on this path: ``agent filter`` imports it in every
@@ -32,6 +33,7 @@ class Match(NamedTuple):
     last_vote_ms: int | None
     selftest: bool
     discounted: int = 0
+    features: tuple[int, ...] = ()  # the matched GUID's own vector, when the peer sends it
 
 
 class Verdict(NamedTuple):
@@ -102,6 +104,11 @@ def parse_matches(result: Any) -> list[Match]:
             raise AgentError("bad_reply", "check reply: a match lacks a 20-byte guid or a tally")
         last = tally.get("last_vote_ms")
         discounted = raw.get("discounted", [])
+        features = raw.get("features", [])
+        if not isinstance(features, list | tuple) or not all(
+            type(f) is int and 0 <= f < 1 << 64 for f in features
+        ):
+            raise AgentError("bad_reply", "check reply: match features are not 64-bit integers")
         matches.append(
             Match(
                 guid=guid,
@@ -112,6 +119,7 @@ def parse_matches(result: Any) -> list[Match]:
                 last_vote_ms=None if last is None else _int(last, "tally.last_vote_ms"),
                 selftest=raw.get("selftest") is True,
                 discounted=len(discounted) if isinstance(discounted, list) else 0,
+                features=tuple(features[:MAX_MATCH_FEATURES]),
             )
         )
     return matches

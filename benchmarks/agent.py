@@ -2,7 +2,10 @@
 processes, each against a named baseline measured in the same run.
 
 A one-peer network runs on loopback (``agent.localpeers``); a user marks a share of the
-campaign spam first, so that checks find real matches with real tallies.
+campaign spam first, so that checks find real matches with real tallies, and teaches their
+window sketch 2,000 kept messages (``agent learn``), so that every check and filter runs
+with the agent-side defences as a real user's does (the filter reads the sketch without
+numpy).
 
     .venv/bin/python benchmarks/agent.py                   # 10,000 messages, 30 filters
     .venv/bin/python benchmarks/agent.py --messages 2000 --filters 15 --seed 3
@@ -94,6 +97,7 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--filters", type=int, default=30, help="filter processes to time")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--learn", type=int, default=2000, help="kept messages learned first")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     figures: dict[str, float] = {}
@@ -114,6 +118,12 @@ def main() -> int:
                 check=True,
                 capture_output=True,
             )
+            kept = root / "kept.mbox"
+            make_mbox(kept, args.learn, args.seed + 1)
+            learn_s, learned = timed(
+                [*P2PSPAM, "agent", "learn", "--config", str(config), str(kept)]
+            )
+            assert learned.returncode == 0, learned.stderr
             serial = write_config(
                 root / "serial.toml", world.api_addresses, root / "none.key", concurrency=1
             )
@@ -153,6 +163,7 @@ def main() -> int:
         "baseline_fingerprint_only_msgs_per_s": n / fp_s,
         "baseline_check_concurrency_1_msgs_per_s": n / serial_s,
         "check_spam_found": spam,
+        "learn_msgs_per_s": args.learn / learn_s,
         "filter_median_ms": statistics.median(filter_ms),
         "filter_p90_ms": sorted(filter_ms)[int(0.9 * (len(filter_ms) - 1))],
         "baseline_bare_python_median_ms": statistics.median(bare_ms),
@@ -172,6 +183,9 @@ def main() -> int:
             f"  baseline check, concurrency 1 "
             f"{figures['baseline_check_concurrency_1_msgs_per_s']:7.0f} msgs/s "
             f"(pipelining: {serial_s / check_s:.1f}x)"
+        )
+        print(
+            f"  agent learn ({args.learn} kept messages) {figures['learn_msgs_per_s']:6.0f} msgs/s"
         )
         print(f"agent filter, whole process, {len(filter_ms)} runs:")
         print(

@@ -45,6 +45,14 @@ def run(args: argparse.Namespace) -> int:
         f"{summary.published} {what} vote(s) published, {len(summary.refused)} refused, "
         f"{len(summary.skipped)} skipped (too short or no text)"
     )
+    if args.verdict == "ham":
+        from agent.defences import learn_messages
+
+        learned = learn_messages(config, [m.data for m in messages])
+        print(
+            f"  {summary.rescued} vote(s) cover boilerplate shared with matched spam; "
+            f"{learned} message(s) learned as your legitimate mail"
+        )
     for reason, count in sorted(summary.refused_reasons().items()):
         print(f"  refused ({reason}): {count}")
     for source, reason, message in summary.refused[:10]:
@@ -58,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
 
 async def _publish(config: object, user: object, messages: list, verdict: str) -> object:
     from agent.checking import build_schemes
+    from agent.defences import load_exclusions
     from agent.runtime import make_client, now_ms, progress
+    from agent.verdicts import make_policy
     from agent.voting import publish_votes
 
     schemes = build_schemes(config)
+    exclusions = load_exclusions(config, pure=False)
     with progress(len(messages), f"voting {verdict}") as bar:
         task = bar.add_task(f"voting {verdict}", total=len(messages))
         async with make_client(config) as client:
@@ -74,4 +85,7 @@ async def _publish(config: object, user: object, messages: list, verdict: str) -
                 verdict,
                 now_ms(),
                 on_done=lambda: bar.advance(task),
+                defences=config.defences,
+                exclusions=exclusions,
+                policy=make_policy(config.min_votes, config.ratio),
             )

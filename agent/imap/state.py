@@ -5,7 +5,8 @@ resumes where it stopped (a changed UIDVALIDITY starts the mailbox over). Per ac
 message GUID: the vote cast (so a restart, or the same message seen twice, never votes
 twice), whether the watcher itself filed it into Junk (such a message is not a user's
 spam vote), and whether it was seen in Junk (so its reappearance in the inbox is the user
-saying "not spam").
+saying "not spam"); and whether its windows were learned into the user's window sketch
+as kept mail (so a message the user later moves into Junk is taken back out of it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ CREATE TABLE IF NOT EXISTS message (
     vote TEXT, voted_ms INTEGER,
     auto_filed INTEGER NOT NULL DEFAULT 0,
     in_junk INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (account, guid)
+);
+CREATE TABLE IF NOT EXISTS learned (
+    account TEXT NOT NULL, guid BLOB NOT NULL,
     PRIMARY KEY (account, guid)
 );
 """
@@ -121,6 +126,20 @@ class WatcherState:
     def set_in_junk(self, account: str, guid: bytes, value: bool = True) -> None:
         """Remember whether ``guid`` is in Junk."""
         self._set("in_junk", account, guid, value)
+
+    def learned(self, account: str, guid: bytes) -> bool:
+        """True when ``guid``'s windows are counted in the user's window sketch."""
+        row = self.db.execute(
+            "SELECT 1 FROM learned WHERE account=? AND guid=?", (account, guid)
+        ).fetchone()
+        return row is not None
+
+    def set_learned(self, account: str, guid: bytes, value: bool = True) -> None:
+        """Remember (or forget) that ``guid`` was learned into the sketch."""
+        if value:
+            self.db.execute("INSERT OR IGNORE INTO learned VALUES (?, ?)", (account, guid))
+        else:
+            self.db.execute("DELETE FROM learned WHERE account=? AND guid=?", (account, guid))
 
     def votes(self, account: str) -> dict[bytes, str]:
         """Every vote this watcher cast for ``account``."""

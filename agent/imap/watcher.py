@@ -1,5 +1,8 @@
 """The IMAP watcher: checks new inbox mail and files spam into Junk; a message the user
 moves into Junk gets a spam vote, one moved from Junk back to the inbox a ham vote.
+Mail left in the inbox and mail moved out of Junk is learned into the user's window sketch
+(``agent.defences``); a learned message the user later moves into Junk is unlearned
+before its spam vote, so the vote keeps the spam's own windows.
 
 Only changes after the watcher first saw a mailbox count (mail already there is left
 alone unless ``from_start``). It waits with IDLE when the server has it (polling
@@ -59,6 +62,7 @@ class ScanReport:
     filed: int = 0
     spam_votes: int = 0
     ham_votes: int = 0
+    learned: int = 0
     events: list[str] = field(default_factory=list)
 
 
@@ -137,6 +141,9 @@ class Watcher:
                 if self.state.auto_filed(self.account, guid):
                     pass  # filed by us: not the user's judgement
                 elif self.state.vote_of(self.account, guid) != "spam":
+                    if self.state.learned(self.account, guid):
+                        self.network.unlearn(raw)
+                        self.state.set_learned(self.account, guid, False)
                     self.network.vote(raw, "spam", self.clock())
                     self.state.record_vote(self.account, guid, "spam", self.clock())
                     report.spam_votes += 1
@@ -160,6 +167,7 @@ class Watcher:
                     self.state.record_vote(self.account, guid, "ham", self.clock())
                     report.ham_votes += 1
                     report.events.append(f"ham vote on {guid.hex()} (moved out of Junk)")
+                self._learn(raw, guid, report)
             elif self.state.vote_of(self.account, guid) != "ham":
                 verdict = self.network.check(raw)
                 report.checked += 1
@@ -169,7 +177,15 @@ class Watcher:
                     _move(imap, uid, self.settings.junk)
                     report.filed += 1
                     report.events.append(f"filed {guid.hex()} into {self.settings.junk}")
+                else:
+                    self._learn(raw, guid, report)
             self.state.advance(self.account, inbox, uid)
+
+    def _learn(self, raw: bytes, guid: bytes, report: ScanReport) -> None:
+        """Learn a message the user keeps into their window sketch (once)."""
+        if not self.state.learned(self.account, guid) and self.network.learn(raw):
+            self.state.set_learned(self.account, guid)
+            report.learned += 1
 
     def wait(self, imap: IMAPClient, stop: threading.Event) -> None:
         """Wait for inbox activity (IDLE) or ``poll`` seconds, whichever comes first."""

@@ -31,11 +31,14 @@ Exclude = Callable[[Any], Any]
 def single_features(
     text: str, length: int, count: int, exclude: Exclude | None = None
 ) -> list[int]:
-    """Return the ATA features of one canonical text by the cheapest exact path."""
-    if exclude is None and "numpy" not in sys.modules and len(text) <= PURE_PYTHON_MAX_CHARS:
+    """Return the ATA features of one canonical text by the cheapest exact path (an
+    ``exclude`` with a true ``pure_python`` attribute works on Python ints and returns a
+    sequence of booleans, so the pure-Python path can use it)."""
+    pure = exclude is None or getattr(exclude, "pure_python", False)
+    if pure and "numpy" not in sys.modules and len(text) <= PURE_PYTHON_MAX_CHARS:
         from p2pspam.fingerprint.reference import reference_features
 
-        return reference_features(text, length, count)
+        return reference_features(text, length, count, exclude)
     from p2pspam.fingerprint.ata import ata_features
 
     return ata_features(text, length, count, exclude)

@@ -8,11 +8,15 @@ avoid importing numpy.
 
 from __future__ import annotations
 
-import heapq
+from collections.abc import Callable, Iterable, Sequence
 
 from p2pspam.fingerprint.ata_params import BASE, DEFAULT_COUNT, DEFAULT_LENGTH, check_params
 
 _MASK = (1 << 64) - 1
+
+# An exclusion predicate on Python ints: given raw window checksums h_i, True for the
+# windows that must not be selected (the same meaning as ``ata.Exclude``).
+PureExclude = Callable[[Iterable[int]], Sequence[bool]]
 
 
 def reverse_bits64(value: int) -> int:
@@ -38,9 +42,22 @@ def reference_checksums(text: str, length: int = DEFAULT_LENGTH) -> list[int]:
 
 
 def reference_features(
-    text: str, length: int = DEFAULT_LENGTH, count: int = DEFAULT_COUNT
+    text: str,
+    length: int = DEFAULT_LENGTH,
+    count: int = DEFAULT_COUNT,
+    exclude: PureExclude | None = None,
 ) -> list[int]:
-    """Return the ATA features of canonical text, computed one character at a time."""
+    """Return the ATA features of canonical text, computed one character at a time;
+    windows for which ``exclude`` is True are never selected."""
     check_params(length, count)
-    top = heapq.nlargest(count, set(reference_checksums(text, length)))
-    return [reverse_bits64(v) for v in top]
+    ranked = sorted(set(reference_checksums(text, length)), reverse=True)
+    if exclude is None:
+        return [reverse_bits64(v) for v in ranked[:count]]
+    top: list[int] = []
+    start = 0
+    while len(top) < count and start < len(ranked):
+        # ask about a few candidates at a time: most windows are never looked at
+        batch = ranked[start : start + 2 * count]
+        start += len(batch)
+        top += [v for v, excluded in zip(batch, exclude(batch), strict=True) if not excluded]
+    return [reverse_bits64(v) for v in top[:count]]
