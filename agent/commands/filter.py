@@ -96,3 +96,5 @@ def _verdict(raw: bytes, config_path: str | None) -> tuple[object, str | None]:
             return check_blocking(client, config, "-", raw), None
     except AgentError as exc:
         return None, f"{exc.code}: {exc.message}"
+    except P2PSpamError as exc:  # e.g. an unreadable window sketch
+        return None, str(exc)
