@@ -1,7 +1,8 @@
 """``p2pspam agent mark INPUT...``: vote spam on messages (signed, published to the peers).
 
-The shared implementation of ``mark`` and ``unmark`` lives here; ``unmark`` only changes
-the verdict. Exit code: 0 when every vote was published (messages too short to
+The shared implementation of ``mark`` and ``unmark`` lives here; ``unmark`` changes the
+verdict, votes on the boilerplate the message shares with the spam it matched
+(``agent.voting``) and learns the message into the user's window sketch. Exit code: 0 when every vote was published (messages too short to
 fingerprint are skipped, not errors), 1 when a peer refused a vote, 2 on other errors.
 """
 
