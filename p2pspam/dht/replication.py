@@ -1,5 +1,9 @@
 """Replication of a peer's records: bounded hand-off to new contacts, periodic
-republication and expiry (a mixin of :class:`p2pspam.dht.node.AdolrNode`)."""
+republication and expiry (a mixin of :class:`p2pspam.dht.node.AdolrNode`).
+
+A feature object travels with the object records (held here) of its GUIDs that the policy
+decides ham: the node that evaluates a query needs them next to the object to apply the
+ham-vote discount (``p2pspam.dht.discount``), as publication placed them."""
 
 from __future__ import annotations
 
@@ -16,8 +20,34 @@ from p2pspam.adolr.records import FeatureObject, ObjectRecord
 log = logging.getLogger(__name__)
 
 
+HAM_RECORDS_PER_OBJECT = 4  # ham records sent along with one feature object
+RECORDS_PER_DATAGRAM = 2  # a record may take up to RECORD_WIRE_BUDGET bytes
+
+
 class Replication:
     """Hand-off, republication and expiry (mixed into ``AdolrNode``)."""
+
+    def ham_records(self, obj: FeatureObject) -> list[ObjectRecord]:
+        """The object records held here of ``obj``'s GUIDs decided ham (at most
+        ``HAM_RECORDS_PER_OBJECT``; none when the ham-vote discount is off)."""
+        if self.config.ham_guids is None:
+            return []
+        now = self.clock()
+        out: list[ObjectRecord] = []
+        for guid in obj.entries:
+            if self.is_ham(guid, now):
+                record = self.store.get_object(guid)
+                if record is not None:
+                    out.append(record)
+                    if len(out) >= HAM_RECORDS_PER_OBJECT:
+                        break
+        return out
+
+    async def _store_records(
+        self, targets: list[tuple[int, tuple[str, int]]], records: list[ObjectRecord]
+    ) -> None:
+        for i in range(0, len(records), RECORDS_PER_DATAGRAM):
+            await self._store_at(targets, [], records[i : i + RECORDS_PER_DATAGRAM])
 
     def on_new_contact(self, node: Node) -> None:
         """Queue a bounded hand-off of records to a new contact (dropped when full)."""
@@ -80,6 +110,10 @@ class Replication:
                     continue
                 batch_objects.append((key, obj))
                 sent += 1
+                ham = self.ham_records(obj)
+                if ham:
+                    await self._store_records([(node.long_id, (node.ip, node.port))], ham)
+                    sent += len(ham)
                 if len(batch_objects) >= 8:
                     await flush()
         after = b""
@@ -109,6 +143,8 @@ class Replication:
         async def one(key: bytes, obj: FeatureObject | None, rec: ObjectRecord | None) -> None:
             closest = await self._node_lookup(key)
             await self._store_at(closest, [(key, obj)] if obj else [], [rec] if rec else [])
+            if obj is not None:
+                await self._store_records(closest, self.ham_records(obj))
 
         for batch in self.store.iter_for_republish(64):
             jobs = [one(key, obj, None) for key, obj in batch.objects]

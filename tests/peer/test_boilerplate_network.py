@@ -180,3 +180,45 @@ def test_without_the_ham_decision_or_with_the_rule_off_nothing_is_discounted():
     assert ham_discounted_objects((1, 2, 3), objects, NAMESPACE, set(), 1, 0) == objects
     assert ham_discounted_objects((1, 2, 3), objects, NAMESPACE, {HAM}, None, 0) == objects
     assert not ham_discounted_objects((1, 2), objects, NAMESPACE, {HAM}, 2, 0)[1].boilerplate
+
+
+# -- replication keeps ham records next to the feature objects ---------------------------
+
+
+def test_republication_carries_the_ham_records_along_with_the_feature_objects():
+    from p2pspam.adolr.keys import feature_key
+
+    runner = LoopRunner()
+    authority = Authority()
+    rng = random.Random(5)
+
+    async def scenario():
+        config = local_config(replicas=2)
+        async with local_network(16, authority.public_key, node_config=config) as net:
+            vector = replace(demo_vectors()[0], features=random_vector(rng, 3).features)
+            vote = spam_vote(authority.user("rescuer"), vector, "ham")
+            reply = await api_call(net.peers[0].api_address, "publish", {"vote": vote})
+            assert reply["ok"], reply
+            key = feature_key(vector.namespace, vector.features[0])
+
+            def holders() -> set[int]:
+                return {
+                    i
+                    for i, p in enumerate(net.peers)
+                    if i not in net._stopped and p.store.get_feature_object(key) is not None
+                }
+
+            # only the publisher is left with the object or the record
+            for index, peer in enumerate(net.peers):
+                if index and (index in holders() or peer.store.get_object(vector.guid)):
+                    await net.stop_peer(index)
+            await net.peers[0].node.republish()
+            fresh = holders() - {0}
+            return fresh, {i for i in fresh if net.peers[i].store.get_object(vector.guid)}
+
+    try:
+        fresh, with_record = runner.run(scenario())
+    finally:
+        runner.close()
+    assert len(fresh) >= 2
+    assert with_record == fresh
