@@ -2,8 +2,9 @@
 
 The shared implementation of ``mark`` and ``unmark`` lives here; ``unmark`` changes the
 verdict, votes on the boilerplate the message shares with the spam it matched
-(``agent.voting``) and learns the message into the user's window sketch. Exit code: 0 when every vote was published (messages too short to
-fingerprint are skipped, not errors), 1 when a peer refused a vote, 2 on other errors.
+(``agent.voting``) and learns the message into the user's window sketch. Exit code: 0
+when every vote was published (messages too short to fingerprint are skipped, not
+errors), 1 when a peer refused a vote, 2 on other errors.
 """
 
 from __future__ import annotations
