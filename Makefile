@@ -17,7 +17,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=15
 
 bench: $(STAMP)
 	$(PY) benchmarks/fingerprint.py
