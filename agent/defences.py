@@ -115,7 +115,7 @@ def load_exclusions(config: Any, *, pure: bool | None = None) -> Exclusions:
     except OSError as exc:
         from p2pspam.errors import InputError
 
-        raise InputError(f"cannot read window sketch: {exc}") from None
+        raise InputError(f"cannot read window sketch: {exc.strerror or exc}") from None
     if pure is None:
         pure = "numpy" not in sys.modules
     if pure:
@@ -155,6 +155,10 @@ def load_sketch(config: Any) -> Any:
         data = path.read_bytes()
     except FileNotFoundError:
         return _new_sketch(config)
+    except OSError as exc:
+        from p2pspam.errors import InputError
+
+        raise InputError(f"cannot read window sketch {path}: {exc.strerror or exc}") from None
     sketch = WindowSketch.from_bytes(data)
     if sketch.width_bits != config.defences.sketch_width_bits:
         raise ParameterError(
@@ -168,11 +172,16 @@ def save_sketch(config: Any, sketch: Any) -> None:
     """Write the sketch atomically (a temporary file, renamed)."""
     import os
 
+    from p2pspam.errors import InputError
+
     path = sketch_path(config)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(sketch.to_bytes())
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(sketch.to_bytes())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write window sketch {path}: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
@@ -181,9 +190,15 @@ def sketch_state(config: Any) -> Iterator[Any]:
     ``agent learn``, ``unmark`` and the IMAP watcher can run at the same time)."""
     import fcntl
 
+    from p2pspam.errors import InputError
+
     path = sketch_path(config)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.with_name(path.name + ".lock").open("a") as lock:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = path.with_name(path.name + ".lock").open("a")
+    except OSError as exc:
+        raise InputError(f"cannot lock window sketch {path}: {exc.strerror or exc}") from None
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         sketch = load_sketch(config)
         yield sketch

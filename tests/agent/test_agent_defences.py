@@ -255,3 +255,15 @@ def test_config_show_prints_the_defences(tmp_path: Path) -> None:
 def _written(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def test_learn_into_an_unusable_sketch_path_is_a_one_line_error(
+    world: LocalWorld, tmp_path: Path
+) -> None:
+    config = world.add_user(f"badpath-{tmp_path.name}")
+    (tmp_path / "dir.bin").mkdir()
+    with config.open("a") as handle:
+        handle.write(f'\n[agent.defences]\nsketch_file = "{tmp_path / "dir.bin"}"\n')
+    result = run_agent("learn", "--config", str(config), write(tmp_path / "m", mail("x", "y" * 80)))
+    assert result.returncode == 2
+    assert result.stderr.count(b"\n") == 1 and b"window sketch" in result.stderr
