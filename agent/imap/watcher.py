@@ -1,6 +1,7 @@
 """The IMAP watcher: checks new inbox mail and files spam into Junk; a message the user
-moves into Junk gets a spam vote, one moved from Junk back to the inbox a ham vote.
-Mail left in the inbox and mail moved out of Junk is learned into the user's window sketch
+moves into Junk gets a spam vote, one moved from Junk back to the inbox a ham vote (on
+the boilerplate it shares with the spam it matched, as ``agent unmark`` votes). Mail
+left in the inbox and mail moved out of Junk is learned into the user's window sketch
 (``agent.defences``); a learned message the user later moves into Junk is unlearned
 before its spam vote, so the vote keeps the spam's own windows.
 
@@ -163,7 +164,7 @@ class Watcher:
                 self.state.set_in_junk(self.account, guid, False)
                 self.state.set_auto_filed(self.account, guid, False)
                 if self.state.vote_of(self.account, guid) != "ham":
-                    self.network.vote(raw, "ham", self.clock())
+                    self.network.vote(raw, "ham", self.clock(), rescue=True)
                     self.state.record_vote(self.account, guid, "ham", self.clock())
                     report.ham_votes += 1
                     report.events.append(f"ham vote on {guid.hex()} (moved out of Junk)")
