@@ -83,12 +83,14 @@ class RpcHandlers:
             reply["closer"] = self.protocol.neighbors(query.key, exclude, self.config.replicas)
         if objects:
             try:
-                found = self.evaluate_held(
+                found, discounted = self.evaluate_held(
                     query.features, query.thres, objects, query.namespace, now
                 )
             except Exception:  # a parameter the validators let through must not escape
                 self.protocol.drop("bad_query")
                 return reply
+            if discounted:
+                reply["discounted"] = sorted(discounted)
             found = found[: messages.MAX_MATCHES]
             dup = self._resolved.fresh(query.qid, loop.time()) is not None
             if found:
@@ -107,6 +109,12 @@ class RpcHandlers:
         if query.forward and not holds_key:
             forwarded = await self._follow_pointer(query, now)
             if forwarded is not None:
+                if "discounted" in reply:  # what this node knows counts too
+                    try:
+                        theirs = messages.approx_reply(forwarded).discounted
+                    except wire.WireError:
+                        theirs = ()
+                    forwarded["discounted"] = sorted(set(reply["discounted"]) | set(theirs))
                 return forwarded
         return reply
 

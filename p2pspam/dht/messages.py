@@ -14,7 +14,8 @@ Every RPC's first argument is the caller's 20-byte node id. The ADOLR RPCs are:
   node per lookup round for them, so that they do not travel once per holder). Reply
   ``{"closer": [contacts], "holds_key": bool, "matches": [match],
   "dup": bool}`` where a match is ``[guid, overlap, matched, discounted, features,
-  record|nil]``.
+  record|nil]``; ``"discounted"`` (optional): the query features this node discounted as
+  boilerplate (the querier discounts them in every match, whichever node reported it).
 - ``find_object(nodeid, guid)``: reply ``{"record": record}`` or ``{"closer": [contacts]}``.
 - ``get_feature(nodeid, key)``: the naive baseline's fetch; reply ``{"object": feature
   object}`` or ``{"closer": [contacts]}``.
@@ -164,6 +165,7 @@ class ApproxReply:
     holds_key: bool
     matches: list[RoutedMatch]
     dup: bool
+    discounted: tuple[int, ...] = ()
 
 
 def _int_list(value: Any, what: str) -> tuple[int, ...]:
@@ -202,7 +204,8 @@ def approx_reply(value: Any) -> ApproxReply:
                 rec,
             )
         )
-    return ApproxReply(closer, holds, matches, dup)
+    discounted = _int_list(reply.get("discounted", []), "discounted")
+    return ApproxReply(closer, holds, matches, dup, discounted)
 
 
 def object_reply(value: Any) -> tuple[list[tuple[bytes, str, int]], ObjectRecord | None]:

@@ -57,7 +57,7 @@ from kademlia.network import Server
 from kademlia.node import Node
 
 from p2pspam.adolr.keys import feature_key
-from p2pspam.adolr.query import Match, check_query, evaluate
+from p2pspam.adolr.query import Match, check_query, evaluate, is_discounted
 from p2pspam.adolr.records import (
     FeatureObject,
     ObjectRecord,
@@ -573,6 +573,7 @@ class AdolrNode(RpcHandlers, Replication):
         now = self.clock()
         qid = os.urandom(8)
         found: dict[bytes, RoutedMatch] = {}
+        boilerplate: set[int] = set()  # query features some evaluating node discounted
 
         def collect(matches: Iterable[RoutedMatch]) -> None:
             for m in matches:
@@ -581,7 +582,7 @@ class AdolrNode(RpcHandlers, Replication):
 
         local = self.store.feature_objects_for(namespace, features)
         if local:
-            collect(self._local_matches(features, thres, namespace, local, now))
+            collect(self._local_matches(features, thres, namespace, local, now, boilerplate))
         stop = asyncio.Event()
         first_answer: list[int] = []
         plan = [f for f in self._plan(namespace, features, thres, exhaustive) if f not in local]
@@ -594,6 +595,7 @@ class AdolrNode(RpcHandlers, Replication):
 
             def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
                 reply = messages.approx_reply(result)
+                boilerplate.update(reply.discounted)
                 routed = [self._routed(m) for m in reply.matches]
                 collect(routed)
                 if routed:
@@ -626,8 +628,14 @@ class AdolrNode(RpcHandlers, Replication):
                     )
         # a feature discounted by any evaluating node does not count (nodes know different
         # feature objects and records), so a merged match may fall below THRES
+        now = self.clock()
         matches = sorted(
-            (m for m in found.values() if m.overlap >= thres), key=lambda m: (-m.overlap, m.guid)
+            (
+                m
+                for m in (self._discount(m, boilerplate, now) for m in found.values())
+                if m.overlap >= thres
+            ),
+            key=lambda m: (-m.overlap, m.guid),
         )
         if first_answer:
             rounds = min(first_answer)
@@ -646,6 +654,15 @@ class AdolrNode(RpcHandlers, Replication):
             out.append(replace(m, record=rec))
         return RouteResult(out, 0, cached=True, round_trips=max(r for _, r in fetched))
 
+    def _discount(self, m: RoutedMatch, boilerplate: set[int], now: int) -> RoutedMatch:
+        """``m`` without the features that some evaluating node discounted (not for a
+        GUID whose record the policy decides ham: it keeps its own match)."""
+        if not boilerplate.intersection(m.matched) or self.is_ham(m.guid, now, m.record):
+            return m
+        matched = tuple(f for f in m.matched if f not in boilerplate)
+        discounted = tuple(sorted(set(m.discounted) | (boilerplate & set(m.matched))))
+        return replace(m, overlap=len(matched), matched=matched, discounted=discounted)
+
     def _routed(self, m: RoutedMatch) -> RoutedMatch:
         """``m`` with only the votes of its record that verify."""
         return m if m.record is None else replace(m, record=self.verified_record(m.record))
@@ -657,8 +674,10 @@ class AdolrNode(RpcHandlers, Replication):
         namespace: str,
         objects: dict[int, FeatureObject],
         now: int,
+        boilerplate: set[int],
     ) -> list[RoutedMatch]:
-        found = self.evaluate_held(features, thres, objects, namespace, now)
+        found, discounted = self.evaluate_held(features, thres, objects, namespace, now)
+        boilerplate.update(discounted)
         return [
             RoutedMatch(
                 m.guid,
@@ -691,7 +710,7 @@ class AdolrNode(RpcHandlers, Replication):
 
         fetched = await asyncio.gather(*(fetch(f) for f in features))
         objects = {f: obj for f, (_, obj) in zip(features, fetched, strict=True) if obj}
-        found = self.evaluate_held(features, thres, objects, namespace, self.clock())
+        found, _ = self.evaluate_held(features, thres, objects, namespace, self.clock())
         got = await asyncio.gather(*(self._fetch_object(m.guid) for m in found))
         records = [rec for rec, _ in got]
         rounds = max((lk.rounds for lk, _ in fetched), default=0)
@@ -716,13 +735,19 @@ class AdolrNode(RpcHandlers, Replication):
         objects: dict[int, FeatureObject],
         namespace: str,
         now: int,
-    ) -> list[Match]:
+    ) -> tuple[list[Match], frozenset[int]]:
         """In-network evaluation of a query on the feature objects ``objects`` known
-        here, with both boilerplate discounts (see the module docstring)."""
+        here, with both boilerplate discounts (see the module docstring); also return
+        the query features discounted here."""
         features = tuple(features)
         ham = HamGuids(lambda guid: self.is_ham(guid, now))
         discounted = ham_discounted_objects(
             features, objects, namespace, ham, self.config.ham_guids, now
+        )
+        boilerplate = frozenset(
+            f
+            for f, obj in discounted.items()
+            if f in features and is_discounted(obj, self.config.max_guids, now)
         )
         found = evaluate(
             features,
@@ -735,7 +760,7 @@ class AdolrNode(RpcHandlers, Replication):
         if len(discounted) == len(objects) and all(
             discounted[f] is obj for f, obj in objects.items()
         ):
-            return found
+            return found, boilerplate
         # A GUID decided ham keeps its own match (its tally stays visible: a changed
         # mind, a rescued message); the ham-vote rule discounts its features for others.
         seen = {m.guid for m in found}
@@ -752,12 +777,13 @@ class AdolrNode(RpcHandlers, Replication):
             if m.guid not in seen and m.guid in ham
         ]
         found.sort(key=lambda m: (-m.overlap, m.guid))
-        return found
+        return found, boilerplate
 
-    def is_ham(self, guid: bytes, now: int) -> bool:
-        """True when the policy decides ``guid`` ham on the verified votes of its object
-        record held here (False without a record here)."""
-        record = self.store.get_object(guid)
+    def is_ham(self, guid: bytes, now: int, record: ObjectRecord | None = None) -> bool:
+        """True when the policy decides ``guid`` ham on the verified votes of
+        ``record`` (default: its object record held here; False without one)."""
+        if record is None:
+            record = self.store.get_object(guid)
         if record is None or not record.votes:
             return False
         key = (guid, tuple(sorted((user, ts) for user, (ts, _) in record.votes.items())))
