@@ -222,3 +222,55 @@ def test_republication_carries_the_ham_records_along_with_the_feature_objects():
         runner.close()
     assert len(fresh) >= 2
     assert with_record == fresh
+
+
+# -- configuration and wire ------------------------------------------------------------
+
+
+def test_the_discounts_default_to_the_measured_constants_and_can_be_configured(tmp_path):
+    from p2pspam.defences import DEFAULT_HAM_GUIDS, DEFAULT_MAX_GUIDS
+    from p2pspam.peer.config import load_toml, resolve
+
+    default = resolve({}).node
+    assert (default.max_guids, default.ham_guids) == (DEFAULT_MAX_GUIDS, DEFAULT_HAM_GUIDS)
+    toml = tmp_path / "peer.toml"
+    toml.write_text("[defences]\nmax_guids = 32\nham_guids = 0\n")
+    from_file = resolve(load_toml(toml)).node
+    assert (from_file.max_guids, from_file.ham_guids) == (32, None)
+    flags = resolve(load_toml(toml), max_guids=16, ham_guids=2).node
+    assert (flags.max_guids, flags.ham_guids) == (16, 2)
+
+
+@pytest.mark.parametrize(
+    ("flags", "error"), [({"max_guids": 0}, "max_guids"), ({"ham_guids": -1}, "ham_guids")]
+)
+def test_bad_discount_settings_are_refused_with_the_setting_named(flags, error):
+    from p2pspam.errors import ParameterError
+    from p2pspam.peer.config import resolve
+
+    with pytest.raises(ParameterError, match=error):
+        resolve({}, **flags)
+
+
+def test_an_unknown_defences_key_in_peer_toml_is_refused(tmp_path):
+    from p2pspam.errors import InputError
+    from p2pspam.peer.config import load_toml
+
+    toml = tmp_path / "peer.toml"
+    toml.write_text("[defences]\nmax_guid = 32\n")
+    with pytest.raises(InputError, match="defences"):
+        load_toml(toml)
+
+
+@pytest.mark.parametrize("bad", [["x"], [-1], [1 << 64], "12", [1] * 2000])
+def test_a_malformed_discounted_list_in_a_reply_is_refused(bad):
+    from p2pspam.dht import messages, wire
+
+    with pytest.raises(wire.WireError):
+        messages.approx_reply({"holds_key": True, "discounted": bad})
+
+
+def test_a_reply_reports_the_discounted_features():
+    from p2pspam.dht import messages
+
+    assert messages.approx_reply({"holds_key": True, "discounted": [3, 1]}).discounted == (3, 1)
