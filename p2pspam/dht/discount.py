@@ -73,6 +73,10 @@ def ham_discounted_objects(
         for guid, entry in known.items():
             if guid not in entries and feature in entry.features:
                 entries[guid] = entry
+        if len(entries) < 2:
+            # its only GUID is either not ham or keeps its own match (see evaluate_held):
+            # discounting it changes no match, so spare the tally
+            continue
         if ham_discounted(FeatureObject(entries), ham_guids, ham_limit):
             kept = held.entries if held is not None else {}
             expires = max((e.expires_ms for e in entries.values()), default=0)

@@ -71,6 +71,7 @@ from p2pspam.adolr.records import (
 from p2pspam.auth.policy import Policy
 from p2pspam.auth.tally import tally_record
 from p2pspam.auth.verify import VoteRejected, VoteVerifier
+from p2pspam.auth.votes import decode_vote
 from p2pspam.defences import DEFAULT_HAM_GUIDS, DEFAULT_MAX_GUIDS
 from p2pspam.dht import messages, wire
 from p2pspam.dht.discount import HamGuids, ham_discounted_objects
@@ -136,6 +137,14 @@ def _int_id(node_id: bytes) -> int:
 
 def _bytes_id(long_id: int) -> bytes:
     return long_id.to_bytes(20, "big")
+
+
+def _says_ham(encoded: bytes) -> bool:
+    """True when an (unverified) encoded vote's verdict is ham."""
+    try:
+        return decode_vote(encoded).verdict == "ham"
+    except Exception:  # undecodable: verification would drop it too
+        return False
 
 
 def merge_matches(a: RoutedMatch, b: RoutedMatch) -> RoutedMatch:
@@ -784,8 +793,8 @@ class AdolrNode(RpcHandlers, Replication):
         ``record`` (default: its object record held here; False without one)."""
         if record is None:
             record = self.store.get_object(guid)
-        if record is None or not record.votes:
-            return False
+        if record is None or not any(_says_ham(encoded) for _, encoded in record.votes.values()):
+            return False  # no ham vote at all: no need to verify signatures
         key = (guid, tuple(sorted((user, ts) for user, (ts, _) in record.votes.items())))
         loop_time = time.monotonic()
         known = self._ham.fresh(key, loop_time)
