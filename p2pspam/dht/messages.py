@@ -15,7 +15,8 @@ Every RPC's first argument is the caller's 20-byte node id. The ADOLR RPCs are:
   ``{"closer": [contacts], "holds_key": bool, "matches": [match],
   "dup": bool}`` where a match is ``[guid, overlap, matched, discounted, features,
   record|nil]``; ``"discounted"`` (optional): the query features this node discounted as
-  boilerplate (the querier discounts them in every match, whichever node reported it).
+  boilerplate (the querier discounts the feature it looked up at this node in every
+  match, whichever node reported the match).
 - ``find_object(nodeid, guid)``: reply ``{"record": record}`` or ``{"closer": [contacts]}``.
 - ``get_feature(nodeid, key)``: the naive baseline's fetch; reply ``{"object": feature
   object}`` or ``{"closer": [contacts]}``.

@@ -604,7 +604,8 @@ class AdolrNode(RpcHandlers, Replication):
 
             def parse(_: int, result: Any) -> tuple[list[tuple[bytes, str, int]], Any]:
                 reply = messages.approx_reply(result)
-                boilerplate.update(reply.discounted)
+                if feature in reply.discounted:  # a node vouches for the key it was asked
+                    boilerplate.add(feature)
                 routed = [self._routed(m) for m in reply.matches]
                 collect(routed)
                 if routed:
