@@ -274,3 +274,46 @@ def test_a_reply_reports_the_discounted_features():
     from p2pspam.dht import messages
 
     assert messages.approx_reply({"holds_key": True, "discounted": [3, 1]}).discounted == (3, 1)
+
+
+def test_a_node_claiming_discounts_for_features_it_was_not_asked_about_is_ignored():
+    from p2pspam.adolr.keys import feature_key
+
+    runner = LoopRunner()
+    authority = Authority()
+    rng = random.Random(13)
+
+    async def scenario():
+        config = local_config(replicas=2)
+        async with local_network(12, authority.public_key, node_config=config) as net:
+            vector = replace(demo_vectors()[0], features=random_vector(rng).features)
+            vote = spam_vote(authority.user("marker"), vector)
+            reply = await api_call(net.peers[1].api_address, "publish", {"vote": vote})
+            assert reply["ok"], reply
+            # the querier holds the fewest of the feature objects: it must ask the others
+            querier = min(
+                net.peers[2:],
+                key=lambda p: len(p.store.feature_objects_for(vector.namespace, vector.features)),
+            )
+            for peer in net.peers:  # every other node lies about the other features
+                if peer is querier:
+                    continue
+                honest = peer.node.answer_approx
+
+                async def lying(query, exclude=None, honest=honest):
+                    reply = await honest(query, exclude)
+                    reply["discounted"] = [
+                        f for f in query.features if feature_key(query.namespace, f) != query.key
+                    ]
+                    return reply
+
+                peer.node.answer_approx = lying
+            result = await querier.node.route_approx(vector, THRES, use_cache=False)
+            return vector, result.matches
+
+    try:
+        vector, matches = runner.run(scenario())
+    finally:
+        runner.close()
+    assert [m.guid for m in matches] == [vector.guid]
+    assert matches[0].overlap == len(vector.features) and matches[0].discounted == ()
