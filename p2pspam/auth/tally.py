@@ -93,6 +93,10 @@ class LiveVotes:
         last = max((v.timestamp_ms for v in self._live.values()), default=None)
         return TallySummary(spam=spam, ham=ham, voters=spam + ham, last_vote_ms=last)
 
+    def users(self, verdict: str) -> frozenset[str]:
+        """Return the users whose live vote is ``verdict``."""
+        return frozenset(u for u, v in self._live.items() if v.verdict == verdict)
+
     def __len__(self) -> int:
         return len(self._live)
 
@@ -103,12 +107,12 @@ def summarize(votes: Iterable[VerifiedVote]) -> TallySummary:
     return LiveVotes(votes).summary()
 
 
-def tally_record(
+def live_record_votes(
     votes: Mapping[str, tuple[int, bytes]], verifier: VoteVerifier, now_ms: int
-) -> tuple[TallySummary, dict[str, str]]:
-    """Return the tally of an ADOLR object record's register (user id -> (timestamp,
-    encoded vote)) re-verified as replicas against the current revocation list, and the
-    rejection reason of each user whose stored vote no longer counts."""
+) -> tuple[LiveVotes, dict[str, str]]:
+    """Return the live votes of an ADOLR object record's register (user id ->
+    (timestamp, encoded vote)) re-verified as replicas against the current revocation
+    list, and the rejection reason of each user whose stored vote no longer counts."""
     live = LiveVotes()
     dropped: dict[str, str] = {}
     for user_id, (timestamp_ms, encoded) in votes.items():
@@ -124,4 +128,13 @@ def tally_record(
             dropped[user_id] = "malformed"
             continue
         live.add(vote)
+    return live, dropped
+
+
+def tally_record(
+    votes: Mapping[str, tuple[int, bytes]], verifier: VoteVerifier, now_ms: int
+) -> tuple[TallySummary, dict[str, str]]:
+    """Return the tally of an ADOLR object record's register re-verified as replicas
+    (see ``live_record_votes``), and the rejection reason of each dropped user."""
+    live, dropped = live_record_votes(votes, verifier, now_ms)
     return live.summary(), dropped

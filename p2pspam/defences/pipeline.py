@@ -172,6 +172,8 @@ class Network:
             now_ms,
             self.ham_guids,
             self.settings.network.ham_guids,
+            self.voters,
+            self.policy,
         )
         found = []
         status = "clean"
@@ -184,6 +186,13 @@ class Network:
             elif decision == "ham" and status == "clean":
                 status = "ham"
         return Decision(status, tuple(found))
+
+    def voters(self, guid: bytes) -> tuple[frozenset[str], frozenset[str]]:
+        """Return the users whose live vote on ``guid`` is spam, and those whose is ham."""
+        live = self.tallies.get(guid)
+        if live is None:
+            return frozenset(), frozenset()
+        return live.users("spam"), live.users("ham")
 
     def vote(self, user: str, vector: FeatureVector, verdict: str, now_ms: int) -> bool:
         """Sign, verify and store ``user``'s vote on ``vector``; return False when the

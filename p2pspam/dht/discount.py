@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Iterable, Mapping
 
 from p2pspam.adolr.records import FeatureEntry, FeatureObject
-from p2pspam.defences.network import ham_discounted
+from p2pspam.auth.policy import Policy
+from p2pspam.defences.network import VoterSets, ham_discounted
 
 MARKER = (b"\xff" * 20,)  # a one-GUID bottom-k sketch: "boilerplate" to evaluate()
 
@@ -51,6 +52,8 @@ def ham_discounted_objects(
     ham_guids: Container[bytes],
     ham_limit: int | None,
     now_ms: int | None,
+    voters: VoterSets | None = None,
+    policy: Policy | None = None,
 ) -> dict[int, FeatureObject]:
     """Return ``objects`` (query feature -> object held here) for ``evaluate`` with every
     query feature that the ham-vote rule discounts presented as a boilerplate object that
@@ -77,7 +80,7 @@ def ham_discounted_objects(
             # its only GUID is either not ham or keeps its own match (see evaluate_held):
             # discounting it changes no match, so spare the tally
             continue
-        if ham_discounted(FeatureObject(entries), ham_guids, ham_limit):
+        if ham_discounted(FeatureObject(entries), ham_guids, ham_limit, voters, policy):
             kept = held.entries if held is not None else {}
             expires = max((e.expires_ms for e in entries.values()), default=0)
             out[feature] = FeatureObject(kept, MARKER, expires)

@@ -69,7 +69,7 @@ from p2pspam.adolr.records import (
     tombstone_entry,
 )
 from p2pspam.auth.policy import Policy
-from p2pspam.auth.tally import tally_record
+from p2pspam.auth.tally import live_record_votes, tally_record
 from p2pspam.auth.verify import VoteRejected, VoteVerifier
 from p2pspam.auth.votes import decode_vote
 from p2pspam.defences import DEFAULT_HAM_GUIDS, DEFAULT_MAX_GUIDS
@@ -752,7 +752,14 @@ class AdolrNode(RpcHandlers, Replication):
         features = tuple(features)
         ham = HamGuids(lambda guid: self.is_ham(guid, now))
         discounted = ham_discounted_objects(
-            features, objects, namespace, ham, self.config.ham_guids, now
+            features,
+            objects,
+            namespace,
+            ham,
+            self.config.ham_guids,
+            now,
+            lambda guid: self.voter_sets(guid, now),
+            self.policy,
         )
         boilerplate = frozenset(
             f
@@ -804,6 +811,15 @@ class AdolrNode(RpcHandlers, Replication):
             known = self.policy.decide(summary) == "ham"
             self._ham.put(key, known, loop_time)
         return known
+
+    def voter_sets(self, guid: bytes, now: int) -> tuple[frozenset[str], frozenset[str]]:
+        """Return the users whose verified live vote on ``guid`` (its object record held
+        here) is spam, and those whose is ham; empty without a record."""
+        record = self.store.get_object(guid)
+        if record is None or not record.votes:
+            return frozenset(), frozenset()
+        live, _ = live_record_votes(record.votes, self.verifier, now)
+        return live.users("spam"), live.users("ham")
 
     # -- votes -----------------------------------------------------------------------
 

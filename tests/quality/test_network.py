@@ -64,10 +64,26 @@ def test_ham_vote_discounts_the_shared_features_but_not_the_spam_content() -> No
     assert flagged.status == "spam"
     text = canonical_body_of_text(_ham(1)).text
     net.vote("bob", ham_vote_vector(first, text, flagged.spam_matches, 50), "ham", 2100)
-    later = net.check(_vector(_ham(2)), 3000)
+    second = _vector(_ham(2))
+    assert net.check(second, 2500).status == "spam"  # 1 ham voter vs 1 spam voter: a tie
+    text = canonical_body_of_text(_ham(2)).text
+    rescue = ham_vote_vector(second, text, net.check(second, 2600).spam_matches, 50)
+    net.vote("carol", rescue, "ham", 2700)
+    later = net.check(_vector(_ham(3)), 3000)
     assert later.status != "spam"
     copy = _vector(SPAM.replace("buy cheap", "get cheap") + FOOTER)
     assert net.check(copy, 4000).status == "spam"
+
+
+def test_one_users_ham_vote_cannot_switch_off_a_campaign_marked_by_others() -> None:
+    settings = Settings(agent=OFF.agent, network=NetworkDefences(max_guids=None, ham_guids=1))
+    net = Network(settings)
+    net.vote("alice", _vector(SPAM + FOOTER), "spam", 1000)
+    net.vote("dave", _vector(SPAM.replace("today", "tonight") + FOOTER), "spam", 1100)
+    poison = _vector(SPAM.replace("today", "this week") + FOOTER)
+    net.vote("mallory", poison, "ham", 1200)
+    copy = _vector(SPAM.replace("buy cheap", "get cheap") + FOOTER)
+    assert net.check(copy, 2000).status == "spam"
 
 
 def _offer(i: int) -> str:
