@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from agent.wire import AgentError
+from p2pspam.auth.policy import Policy
 
 SPAM, HAM, CLEAN, UNKNOWN = "spam", "ham", "clean", "unknown"
 _RANK = {SPAM: 3, HAM: 2, CLEAN: 1, UNKNOWN: 0}
@@ -125,35 +126,16 @@ def parse_matches(result: Any) -> list[Match]:
     return matches
 
 
-class VotePolicy(NamedTuple):
-    """The decision rule of ``p2pspam.auth.policy.Policy`` (section 5.2 of the paper):
-    "spam" when ``spam >= min_votes`` and ``spam >= ratio * (spam + ham)``, else "ham"
-    when there is a ham vote, else "unknown".
-
-    Restated here because importing ``p2pspam.auth.policy`` loads the whole vote
-    verifier (cryptography), which alone costs a quarter of ``agent filter``'s start-up
-    budget; ``tests/agent/test_agent_verdicts.py`` checks the two agree on every tally."""
-
-    min_votes: int = 1
-    ratio: float = 0.5
-
-    def decide(self, spam: int, ham: int) -> str:
-        """ "spam", "ham" or "unknown" for a tally of live votes."""
-        if spam >= self.min_votes and spam >= self.ratio * (spam + ham):
-            return "spam"
-        return "ham" if ham > 0 else "unknown"
-
-
-def make_policy(min_votes: int, ratio: float) -> VotePolicy:
+def make_policy(min_votes: int, ratio: float) -> Policy:
     """The vote-decision policy for the configured ``min_votes`` and ``ratio``."""
-    return VotePolicy(min_votes=min_votes, ratio=ratio)
+    return Policy(min_votes=min_votes, ratio=ratio)
 
 
-def decide_match(match: Match, policy: VotePolicy) -> str:
+def decide_match(match: Match, policy: Policy) -> str:
     """spam / ham / clean for one match under ``policy``."""
     if match.selftest:
         return SPAM
-    decision = policy.decide(match.spam, match.ham)
+    decision = policy.decide_counts(match.spam, match.ham)
     return {"spam": SPAM, "ham": HAM}.get(decision, CLEAN)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2pspam.auth.tally import TallySummary
+from p2pspam.auth.summary import TallySummary
 from p2pspam.errors import ParameterError
 
 DEFAULT_MIN_VOTES = 1
@@ -34,9 +34,12 @@ class Policy:
 
     def decide(self, summary: TallySummary) -> str:
         """Return "spam", "ham" or "unknown" for a tally."""
-        total = summary.spam + summary.ham
-        if summary.spam >= self.min_votes and summary.spam >= self.ratio * total:
+        return self.decide_counts(summary.spam, summary.ham)
+
+    def decide_counts(self, spam: int, ham: int) -> str:
+        """Return "spam", "ham" or "unknown" for ``spam`` and ``ham`` live votes."""
+        if spam >= self.min_votes and spam >= self.ratio * (spam + ham):
             return "spam"
-        if summary.ham > 0:
+        if ham > 0:
             return "ham"
         return "unknown"

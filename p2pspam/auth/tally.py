@@ -13,30 +13,9 @@ Only ``verify.VerifiedVote`` objects are counted: ``summarize`` and ``LiveVotes`
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
+from p2pspam.auth.summary import TallySummary
 from p2pspam.auth.verify import VerifiedVote, VoteRejected, VoteVerifier
-
-
-@dataclass(frozen=True, slots=True)
-class TallySummary:
-    """Counts of live votes on one message: ``spam`` and ``ham`` voters, ``voters`` (users
-    whose live vote is spam or ham; withdrawals count for neither) and the time of the
-    latest live vote (None without votes)."""
-
-    spam: int = 0
-    ham: int = 0
-    voters: int = 0
-    last_vote_ms: int | None = None
-
-    def as_dict(self) -> dict[str, int | None]:
-        """Return the tally map of the agent API."""
-        return {
-            "spam": self.spam,
-            "ham": self.ham,
-            "voters": self.voters,
-            "last_vote_ms": self.last_vote_ms,
-        }
 
 
 def _require_verified(vote: object) -> VerifiedVote:
@@ -138,3 +117,13 @@ def tally_record(
     (see ``live_record_votes``), and the rejection reason of each dropped user."""
     live, dropped = live_record_votes(votes, verifier, now_ms)
     return live.summary(), dropped
+
+
+__all__ = [
+    "LiveVotes",
+    "TallySummary",
+    "live_record_votes",
+    "summarize",
+    "supersedes",
+    "tally_record",
+]

@@ -11,7 +11,6 @@ from agent.verdicts import (
     HAM,
     SPAM,
     Match,
-    VotePolicy,
     combine,
     parse_matches,
     scheme_verdict,
@@ -29,12 +28,12 @@ from p2pspam.samples import SPAM_ORIGINAL
     min_votes=st.integers(1, 10),
     ratio=st.floats(0.0, 1.0),
 )
-def test_the_agent_policy_decides_like_the_identities_layer(
+def test_deciding_on_counts_is_deciding_on_the_tally(
     spam: int, ham: int, min_votes: int, ratio: float
 ) -> None:
     reference = Policy(min_votes=min_votes, ratio=ratio)
     expected = reference.decide(TallySummary(spam, ham, spam + ham, None))
-    assert VotePolicy(min_votes, ratio).decide(spam, ham) == expected
+    assert reference.decide_counts(spam, ham) == expected
 
 
 def reply(*matches: dict) -> dict:
@@ -71,35 +70,33 @@ def vector():
 
 def test_a_spam_match_beats_a_closer_ham_match() -> None:
     matches = parse_matches(reply(raw_match(spam=2, overlap=4), raw_match(ham=3, overlap=9)))
-    verdict = scheme_verdict("m", vector(), 3, matches, VotePolicy())
+    verdict = scheme_verdict("m", vector(), 3, matches, Policy())
     assert verdict.status == SPAM
     assert verdict.match is not None and verdict.match.overlap == 4
 
 
 def test_a_match_without_live_votes_leaves_the_message_clean() -> None:
-    verdict = scheme_verdict("m", vector(), 3, parse_matches(reply(raw_match())), VotePolicy())
+    verdict = scheme_verdict("m", vector(), 3, parse_matches(reply(raw_match())), Policy())
     assert verdict.status == CLEAN
 
 
 def test_ham_votes_alone_make_the_message_ham() -> None:
     matches = parse_matches(reply(raw_match(ham=1)))
-    assert scheme_verdict("m", vector(), 3, matches, VotePolicy()).status == HAM
+    assert scheme_verdict("m", vector(), 3, matches, Policy()).status == HAM
 
 
 def test_the_self_test_object_is_spam_without_votes() -> None:
     matches = parse_matches(reply(raw_match(selftest=True)))
-    assert scheme_verdict("m", vector(), 3, matches, VotePolicy()).status == SPAM
+    assert scheme_verdict("m", vector(), 3, matches, Policy()).status == SPAM
 
 
 def test_min_votes_is_respected() -> None:
     matches = parse_matches(reply(raw_match(spam=1)))
-    assert scheme_verdict("m", vector(), 3, matches, VotePolicy(min_votes=2)).status == CLEAN
+    assert scheme_verdict("m", vector(), 3, matches, Policy(min_votes=2)).status == CLEAN
 
 
 def test_across_schemes_the_strongest_outcome_wins() -> None:
-    clean = scheme_verdict("m", vector(), 3, [], VotePolicy())
-    spam = scheme_verdict(
-        "m", vector(), 3, [Match(bytes(20), 3, 1, 0, 1, None, False)], VotePolicy()
-    )
+    clean = scheme_verdict("m", vector(), 3, [], Policy())
+    spam = scheme_verdict("m", vector(), 3, [Match(bytes(20), 3, 1, 0, 1, None, False)], Policy())
     assert combine([clean, spam]).status == SPAM
     assert combine([spam, clean]).status == SPAM
