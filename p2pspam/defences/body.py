@@ -12,7 +12,6 @@ from p2pspam.defences.strip import NO_STRIP, StripOptions, strip_boilerplate
 from p2pspam.fingerprint.normalize import (
     NOTE_NO_TEXT_BODY,
     CanonicalBody,
-    body_parts,
     canonical_body,
     canonical_text,
     message_parts,
@@ -20,11 +19,6 @@ from p2pspam.fingerprint.normalize import (
 )
 
 LIST_HEADERS = ("List-Id", "List-Unsubscribe", "List-Post")
-
-
-def decoded_parts(raw: bytes) -> list[str]:
-    """Return the decoded text parts of a message, with their line structure."""
-    return body_parts(raw)
 
 
 def defended_body(raw: bytes, options: StripOptions) -> CanonicalBody:
@@ -42,4 +36,4 @@ def defended_body(raw: bytes, options: StripOptions) -> CanonicalBody:
     return CanonicalBody(text) if text else CanonicalBody("", NOTE_NO_TEXT_BODY)
 
 
-__all__ = ["NO_STRIP", "decoded_parts", "defended_body"]
+__all__ = ["NO_STRIP", "defended_body"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from p2pspam.defences.body import decoded_parts, defended_body
+from p2pspam.defences.body import defended_body
 from p2pspam.defences.strip import NO_STRIP, StripOptions, strip_boilerplate
-from p2pspam.fingerprint.normalize import canonical_body, canonical_text
+from p2pspam.fingerprint.normalize import body_parts, canonical_body, canonical_text
 
 OWN = (
     "Thanks for the notes on the pruning schedule, I will bring the ladder and the\n"
@@ -89,7 +89,7 @@ def test_html_footer_blocks_are_recognised() -> None:
 def test_walk_without_rules_equals_canonical_body() -> None:
     html = f"<html><body><p>{OWN}</p><br><div>two</div></body></html>"
     for raw in (_mail(f"{OWN}\n\n{MAILMAN}"), _mail(html, "text/html")):
-        assert canonical_text("\n".join(decoded_parts(raw))) == canonical_body(raw).text
+        assert canonical_text("\n".join(body_parts(raw))) == canonical_body(raw).text
         assert defended_body(raw, NO_STRIP) == canonical_body(raw)
 
 
